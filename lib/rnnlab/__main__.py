@@ -1,0 +1,230 @@
+"""Command line: ``python -m rnnlab {labs,run,summarize,merge,reproduce}``.
+
+Examples::
+
+    python -m rnnlab labs
+    python -m rnnlab run lab-a --profile cpu --out runs/lab-a-cpu.jsonl --jobs 2
+    python -m rnnlab run lab-b --profile gpu --out /content/drive/MyDrive/lab-b.jsonl --shard 1/3
+    python -m rnnlab summarize runs/lab-a-cpu.jsonl
+    python -m rnnlab merge part1.jsonl part2.jsonl --out lab-b-gpu.jsonl
+    python -m rnnlab reproduce --profile cpu          # every lab into data/results/ (resumes)
+
+A run that is interrupted (Ctrl-C, a Colab disconnect) resumes when the same command is run
+again: finished runs are read back from ``--out`` and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from rnnlab import analysis
+from rnnlab.labs import LABS, get_lab, resolve_profile
+from rnnlab.sweep import (
+    SweepSpec,
+    load_results,
+    progress_line,
+    run_sweep,
+    shard,
+    write_results_atomic,
+)
+
+
+def _parse_seeds(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
+    """``"5"`` means seeds 0..4; ``"0,3,7"`` means exactly those."""
+    if text is None:
+        return default
+    try:
+        if "," in text:
+            seeds = tuple(int(s) for s in text.split(","))
+        else:
+            seeds = tuple(range(int(text)))
+    except ValueError:
+        raise ValueError(
+            f"--seeds must be a count like 5 or a list like 0,1,2, got {text!r}"
+        ) from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise ValueError(f"--seeds must name at least one seed >= 0, got {text!r}")
+    return seeds
+
+
+def _parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"2/3"`` is the second of three shards (1-based on the command line)."""
+    if text is None:
+        return None
+    try:
+        i, n = (int(p) for p in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must look like i/n (e.g. 1/2), got {text!r}") from None
+    if not (n >= 1 and 1 <= i <= n):
+        raise ValueError(f"--shard i/n needs 1 <= i <= n, got {text!r}")
+    return i - 1, n
+
+
+def cmd_labs(args: argparse.Namespace) -> int:
+    for lab in LABS.values():
+        print(f"{lab.name}\t{lab.description}")
+    return 0
+
+
+def run_lab(
+    name: str,
+    *,
+    profile: str | None,
+    out: Path,
+    seeds: str | None = None,
+    shard_text: str | None = None,
+    jobs: int = 1,
+    device: str | None = None,
+    threads: int | None = None,
+) -> list[dict]:
+    lab = get_lab(name)
+    prof = resolve_profile(profile)
+    spec = lab.sweep(prof.name, _parse_seeds(seeds, prof.seeds))
+    part = _parse_shard(shard_text)
+    if part is not None:
+        spec = SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
+    total = spec.n_runs()
+    already = len(load_results(out))
+    print(
+        f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} experiments, "
+        f"{len(spec.seeds)} seeds, {total} runs; {already} already in {out}",
+        flush=True,
+    )
+    if not prof.evidence:
+        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
+    t0 = time.perf_counter()
+    done = [already]
+
+    def log(rec: dict) -> None:
+        done[0] += 1
+        print(progress_line(rec, done[0], total), flush=True)
+
+    records = run_sweep(spec, out, jobs=jobs, device=device, threads=threads, on_record=log)
+    print(f"{lab.name}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    return records
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    prof = resolve_profile(args.profile)
+    out = Path(args.out or f"runs/{args.lab}-{prof.name}.jsonl")
+    run_lab(
+        args.lab,
+        profile=prof.name,
+        out=out,
+        seeds=args.seeds,
+        shard_text=args.shard,
+        jobs=args.jobs,
+        device=args.device,
+        threads=args.threads,
+    )
+    return 0
+
+
+def summarize_text(records: list[dict]) -> str:
+    """The text ``python -m rnnlab summarize`` prints: a table per lab and every verdict."""
+    lines = []
+    for lab_name in sorted({r["lab"] for r in records}):
+        lab = get_lab(lab_name)
+        recs = [r for r in records if r["lab"] == lab_name]
+        lines.append(f"== {lab.title} ==")
+        lines.append(analysis.format_provenance(analysis.provenance(recs)))
+        lines.append(
+            f"{'cell':44s} {'L':>2s} {'d':>4s} {'params':>8s} {'mean':>8s} {'std':>7s} "
+            f"{'95% CI':>19s} {'n':>2s}"
+        )
+        for row in analysis.summary_rows(recs):
+            lines.append(
+                f"{row['cell'][:44]:44s} {row['layers']:2d} {row['hidden_size']:4d} "
+                f"{row['params']:8,d} {row['mean']:8.4f} {row['std']:7.4f} "
+                f"[{row['ci_low']:8.4f},{row['ci_high']:8.4f}] {row['seeds']:2d}"
+            )
+        for cv in analysis.claim_verdicts(lab, recs):
+            lines.append(f"claim ({cv.claim.id}) [{cv.claim.direction} wins]: {cv.verdict.upper()}")
+            for c in cv.cells:
+                k = c.comparison
+                lines.append(
+                    f"   {c.name}: L={c.deep} minus L={c.wide} (positive = depth better) "
+                    f"{analysis.fmt_ci(k.effect, k.ci_low, k.ci_high, 4)} -> {k.verdict}"
+                )
+    return "\n".join(lines)
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    records = []
+    for path in args.paths:
+        records += load_results(path)
+    if not records:
+        print("no results in " + ", ".join(args.paths))
+        return 1
+    print(summarize_text(records))
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    merged: dict[str, dict] = {}
+    for path in args.paths:
+        for rec in load_results(path):
+            merged.setdefault(rec["run_id"], rec)
+    out = Path(args.out)
+    existing = {r["run_id"]: r for r in load_results(out)}
+    existing.update({k: v for k, v in merged.items() if k not in existing})
+    write_results_atomic(out, list(existing.values()))
+    print(f"{len(existing)} runs in {out}")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from rnnlab.paths import results_dir
+
+    prof = resolve_profile(args.profile)
+    labs = args.labs or list(LABS)
+    for name in labs:
+        out = results_dir() / f"{name}-{prof.name}.jsonl"
+        run_lab(name, profile=prof.name, out=out, jobs=args.jobs, device=args.device)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m rnnlab", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("labs", help="list the labs").set_defaults(func=cmd_labs)
+    r = sub.add_parser("run", help="run (or resume) one lab's sweep")
+    r.add_argument("lab", choices=sorted(LABS))
+    r.add_argument("--profile", help="smoke, cpu or gpu (default: $RNNLAB_PROFILE, else by device)")
+    r.add_argument("--out", help="results file (JSON Lines); default runs/LAB-PROFILE.jsonl")
+    r.add_argument("--seeds", help="a count (5 = seeds 0..4) or a list (0,1,2)")
+    r.add_argument("--shard", help="i/n: run only the i-th of n slices of the experiments")
+    r.add_argument("--jobs", type=int, default=1, help="parallel processes (1 thread each)")
+    r.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
+    r.add_argument("--threads", type=int, help="torch threads per process")
+    r.set_defaults(func=cmd_run)
+    s = sub.add_parser("summarize", help="means, 95%% CIs and verdicts of results files")
+    s.add_argument("paths", nargs="+")
+    s.set_defaults(func=cmd_summarize)
+    m = sub.add_parser("merge", help="merge results files (e.g. shards), dropping duplicates")
+    m.add_argument("paths", nargs="+")
+    m.add_argument("--out", required=True)
+    m.set_defaults(func=cmd_merge)
+    rp = sub.add_parser("reproduce", help="run every lab into data/results/ (resumes)")
+    rp.add_argument("--profile", help="default: $RNNLAB_PROFILE, else by device")
+    rp.add_argument("--labs", nargs="*", choices=sorted(LABS))
+    rp.add_argument("--jobs", type=int, default=2)
+    rp.add_argument("--device")
+    rp.set_defaults(func=cmd_reproduce)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

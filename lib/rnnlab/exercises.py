@@ -1,0 +1,335 @@
+r"""Self-checks for the exercises: say *how close* an answer is, not just pass or fail.
+
+Every exercise in the course asks for a function. Its self-check calls that function on a fixed set
+of configurations (*cases*), compares each answer with a reference (the library, or ``torch``
+itself) and prints one line in the spirit of Karpathy's ``cmp()`` in *makemore*::
+
+    check_gru_count: 7/8 cases exact | max abs diff 96 (rel 1.2%) | first failing case:
+        input_size=3, hidden_size=16, num_layers=2 -> expected 3,936, got 3,840
+
+A wrong answer raises :class:`AssertionError` (so a notebook cell fails and nbval notices); an
+unfinished exercise (a stub that raises :class:`NotImplementedError`) fails the same way, with a
+message that says so.
+
+Other chapters add checks by calling :func:`compare_cases` and :func:`report`:
+
+>>> def double(x):
+...     return 2 * x
+>>> check = report(compare_cases("double", double, lambda x: x + x, [{"x": 1}, {"x": 5}]))
+double: 2/2 cases exact | max abs diff 0 | OK
+>>> check.passed
+True
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rnnlab import params
+
+__all__ = [
+    "CaseResult",
+    "CheckReport",
+    "check_gru_count",
+    "check_matched_width",
+    "check_stack_formula",
+    "compare_cases",
+    "report",
+]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One configuration of a check: what was expected, what came back, and whether it passed.
+
+    Attributes:
+        case: the keyword arguments the student's function was called with.
+        expected: the reference answer.
+        got: the student's answer (``None`` when the call raised).
+        passed: whether ``got`` is accepted.
+        abs_diff: :math:`|got - expected|` for numbers (``math.inf`` when not comparable).
+        error: the exception text when the call raised, else ``""``.
+    """
+
+    case: Mapping[str, Any]
+    expected: Any
+    got: Any
+    passed: bool
+    abs_diff: float
+    error: str = ""
+
+    def describe(self) -> str:
+        """``input_size=3, hidden_size=16 -> expected 3,936, got 3,840`` (or the error)."""
+        args = ", ".join(f"{k}={v!r}" for k, v in self.case.items())
+        if self.error:
+            return f"{args} -> raised {self.error}"
+        return f"{args} -> expected {_fmt(self.expected)}, got {_fmt(self.got)}"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The outcome of one self-check over several cases.
+
+    Attributes:
+        name: the check's name, e.g. ``"check_gru_count"``.
+        results: one :class:`CaseResult` per case, in order.
+        not_implemented: True when the answer raised :class:`NotImplementedError` (an unfinished
+            exercise).
+    """
+
+    name: str
+    results: tuple[CaseResult, ...] = field(default_factory=tuple)
+    not_implemented: bool = False
+
+    @property
+    def n_cases(self) -> int:
+        """How many cases were tried."""
+        return len(self.results)
+
+    @property
+    def n_passed(self) -> int:
+        """How many cases were accepted."""
+        return sum(r.passed for r in self.results)
+
+    @property
+    def passed(self) -> bool:
+        """True when every case was accepted (and there was at least one)."""
+        return not self.not_implemented and self.n_cases > 0 and self.n_passed == self.n_cases
+
+    @property
+    def max_abs_diff(self) -> float:
+        """The largest :math:`|got - expected|` over all cases (``inf`` if any is not numeric)."""
+        return max((r.abs_diff for r in self.results), default=math.inf)
+
+    @property
+    def max_rel_diff(self) -> float:
+        """The largest :math:`|got - expected| / |expected|` over the numeric cases."""
+        rels = [
+            r.abs_diff / abs(r.expected)
+            for r in self.results
+            if _is_number(r.expected) and r.expected != 0 and math.isfinite(r.abs_diff)
+        ]
+        return max(rels, default=math.inf if self.results else 0.0)
+
+    @property
+    def first_failure(self) -> CaseResult | None:
+        """The first case that was not accepted, or ``None``."""
+        return next((r for r in self.results if not r.passed), None)
+
+    def summary(self) -> str:
+        """One line: cases accepted, the largest difference, and the first failing case."""
+        if self.not_implemented:
+            return f"{self.name}: not implemented yet (the function raised NotImplementedError)"
+        head = f"{self.name}: {self.n_passed}/{self.n_cases} cases exact"
+        diff = self.max_abs_diff
+        if math.isfinite(diff):
+            head += f" | max abs diff {_fmt(diff)}"
+            if diff and math.isfinite(self.max_rel_diff):
+                head += f" (rel {self.max_rel_diff:.2%})"
+        else:
+            head += " | some answers are not comparable numbers"
+        failure = self.first_failure
+        if failure is None:
+            return head + " | OK"
+        return head + f" | first failing case: {failure.describe()}"
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return f"{int(value):,}"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return f"{float(value):,.6g}"
+    return repr(value)
+
+
+def _abs_diff(expected: Any, got: Any) -> float:
+    if _is_number(expected) and _is_number(got):
+        return abs(float(got) - float(expected))
+    return 0.0 if expected == got else math.inf
+
+
+def compare_cases(
+    name: str,
+    answer: Callable[..., Any],
+    reference: Callable[..., Any],
+    cases: Sequence[Mapping[str, Any]],
+    *,
+    atol: float = 0.0,
+    accept: Callable[[Mapping[str, Any], Any, Any], bool] | None = None,
+) -> CheckReport:
+    """Call ``answer(**case)`` and ``reference(**case)`` for every case and compare them.
+
+    Args:
+        name: the check's name, shown in the report.
+        answer: the student's function.
+        reference: the correct function (the library or torch).
+        cases: keyword-argument dicts, at least one.
+        atol: numbers within ``atol`` of the reference are accepted (0: exact).
+        accept: optional ``accept(case, expected, got) -> bool`` that overrides the comparison,
+            for answers with more than one right value (e.g. ties).
+
+    Returns:
+        A :class:`CheckReport`. It does not raise for a wrong answer; :func:`report` does.
+        A :class:`NotImplementedError` from ``answer`` stops the check and marks the report
+        ``not_implemented``; any other exception fails that case and is shown in the report.
+    """
+    if not cases:
+        raise ValueError("cases must be a non-empty sequence of keyword dicts, got 0 cases")
+    if atol < 0 or not math.isfinite(atol):
+        raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")
+    results: list[CaseResult] = []
+    for case in cases:
+        expected = reference(**case)
+        try:
+            got = answer(**case)
+        except NotImplementedError:
+            return CheckReport(name=name, results=tuple(results), not_implemented=True)
+        except Exception as exc:  # noqa: BLE001 - any error in student code is a failed case
+            results.append(
+                CaseResult(case, expected, None, False, math.inf, f"{type(exc).__name__}: {exc}")
+            )
+            continue
+        diff = _abs_diff(expected, got)
+        if accept is not None:
+            ok = bool(accept(case, expected, got))
+        else:
+            ok = diff <= atol
+        results.append(CaseResult(case, expected, got, ok, diff))
+    return CheckReport(name=name, results=tuple(results))
+
+
+def report(check: CheckReport, *, raise_on_failure: bool = True) -> CheckReport:
+    """Print ``check.summary()`` and raise :class:`AssertionError` if it did not pass.
+
+    Returns the report unchanged, so a notebook cell can keep it for a closer look
+    (``check.results``).
+    """
+    print(check.summary())
+    if raise_on_failure and not check.passed:
+        raise AssertionError(check.summary())
+    return check
+
+
+# --------------------------------------------------------------------------------------------
+# Chapter 1: counting parameters
+# --------------------------------------------------------------------------------------------
+
+#: (input_size, hidden_size, num_layers) configurations tried by the counting checks: tiny and
+#: larger sizes, m < d, m = d, m > d, and one to four layers.
+COUNT_CASES: tuple[dict[str, int], ...] = tuple(
+    {"input_size": m, "hidden_size": d, "num_layers": n}
+    for m, d, n in [
+        (1, 1, 1),
+        (3, 5, 1),
+        (3, 16, 2),
+        (10, 10, 2),
+        (64, 8, 1),
+        (7, 32, 3),
+        (32, 128, 4),
+        (100, 33, 2),
+    ]
+)
+
+
+def _torch_gru_count(input_size: int, hidden_size: int, num_layers: int) -> int:
+    import torch
+
+    module = torch.nn.GRU(input_size, hidden_size, num_layers)
+    return sum(p.numel() for p in module.parameters())
+
+
+def check_gru_count(answer: Callable[[int, int, int], int]) -> CheckReport:
+    r"""Check ``answer(input_size, hidden_size, num_layers)`` against ``torch.nn.GRU``.
+
+    The reference is ``sum(p.numel() for p in torch.nn.GRU(m, d, L).parameters())`` (which
+    :func:`rnnlab.params.gru_param_count` also equals): :math:`3(dm + (2L-1)d^2 + 2Ld)`.
+    Prints the report; raises :class:`AssertionError` unless every case is exact.
+    """
+    return report(compare_cases("check_gru_count", answer, _torch_gru_count, COUNT_CASES))
+
+
+#: (budget, input_size, num_layers) configurations tried by :func:`check_matched_width`.
+WIDTH_CASES: tuple[dict[str, int], ...] = tuple(
+    {"budget": b, "input_size": m, "num_layers": n}
+    for b, m, n in [
+        (10_000, 10, 1),
+        (10_000, 10, 2),
+        (20_000, 8, 4),
+        (50_000, 32, 3),
+        (100_000, 1, 2),
+        (400_000, 64, 2),
+        (1_000_000, 128, 4),
+        (263_168, 256, 1),
+    ]
+)
+
+
+def check_matched_width(answer: Callable[[int, int, int], int]) -> CheckReport:
+    r"""Check ``answer(budget, input_size, num_layers)``: the width of a ``torch.nn.LSTM`` stack
+    whose parameter count is nearest the budget.
+
+    The reference is :func:`rnnlab.params.matched_width` (LSTM, two biases, no head). An answer is
+    accepted when it is the same width, or another width whose count is exactly as near the budget
+    (a tie). The report's differences are in units of hidden size.
+    """
+
+    def reference(budget: int, input_size: int, num_layers: int) -> int:
+        return params.matched_width(budget, input_size, num_layers).hidden_size
+
+    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
+        if isinstance(got, bool) or not isinstance(got, numbers.Integral) or got < 1:
+            return False
+        m, n, budget = case["input_size"], case["num_layers"], case["budget"]
+        best = abs(params.lstm_param_count(m, expected, n) - budget)
+        return abs(params.lstm_param_count(m, int(got), n) - budget) == best
+
+    return report(
+        compare_cases("check_matched_width", answer, reference, WIDTH_CASES, accept=accept)
+    )
+
+
+def check_stack_formula(answer: Callable[[], Any], *, bidirectional: bool = False) -> CheckReport:
+    r"""Check ``answer()``: a sympy expression in ``d, m, L`` (from :func:`rnnlab.params.symbols`)
+    for the parameters of an :math:`L`-layer ``torch.nn.LSTM`` (``bidirectional`` or not).
+
+    The expression is evaluated at every configuration of :data:`COUNT_CASES` and compared with
+    ``sum(p.numel())`` of ``torch.nn.LSTM(m, d, L, bidirectional=bidirectional)``; an expression
+    that uses other symbols fails. (The one-directional answer is
+    :func:`rnnlab.params.symbolic_stack_count`.)
+    """
+    import sympy
+    import torch
+
+    if not isinstance(bidirectional, bool):
+        raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
+    d, m, L = params.symbols()
+
+    def evaluate(input_size: int, hidden_size: int, num_layers: int) -> Any:
+        expr = sympy.sympify(answer())
+        value = expr.subs({d: hidden_size, m: input_size, L: num_layers})
+        if value.free_symbols:
+            names = sorted(str(s) for s in value.free_symbols)
+            raise ValueError(
+                f"the expression must use only the symbols d, m, L of rnnlab.params.symbols(), "
+                f"found {names} left after substituting them"
+            )
+        value = sympy.nsimplify(value)
+        return int(value) if value.is_integer else float(value)
+
+    def reference(input_size: int, hidden_size: int, num_layers: int) -> int:
+        module = torch.nn.LSTM(input_size, hidden_size, num_layers, bidirectional=bidirectional)
+        return sum(p.numel() for p in module.parameters())
+
+    name = "check_stack_formula" + ("(bidirectional)" if bidirectional else "")
+    return report(compare_cases(name, evaluate, reference, COUNT_CASES))

@@ -1,0 +1,418 @@
+"""The labs and the profiles, as data.
+
+A **profile** says how much compute a run of a lab may use:
+
+* ``smoke``: CI and the book build. Every lab in seconds on 2 CPU cores. It checks that the code
+  paths work and is **never** shown as evidence.
+* ``cpu``: a student without a GPU. Each lab in at most about 30 minutes on 2 CPU cores, with at
+  least 5 seeds; the reference results committed in ``data/results/`` come from this profile.
+* ``gpu``: a Colab-class GPU. Larger budgets (up to about 1M parameters for the character LM)
+  and longer training.
+
+``RNNLAB_PROFILE`` picks the profile; when unset, ``gpu`` if CUDA is available, else ``cpu``.
+
+A **lab** is a claim of the seed text turned into a pre-declared test: the experiments (tasks ×
+budgets × depths), the reporting seeds, and the claims, each with the side it says wins and the
+cells of the design it is judged on. :mod:`rnnlab.analysis` computes the verdicts.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rnnlab.sweep import Experiment, SweepSpec
+from rnnlab.train import TrainConfig
+
+# ----------------------------------------------------------------------------- profiles
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much compute a lab run may use (see the module docstring)."""
+
+    name: str
+    description: str
+    evidence: bool  # may its results be shown as evidence?
+    seeds: tuple[int, ...]
+    target: str  # the time each lab is designed to take
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile(
+        "smoke",
+        "CI and book-build check of the code paths; tiny models, a few steps. Never evidence.",
+        evidence=False,
+        seeds=(0, 1),
+        target="<= 20 s per lab on 2 CPU cores",
+    ),
+    "cpu": Profile(
+        "cpu",
+        "A student without a GPU: small budgets, 5 seeds, early stopping.",
+        evidence=True,
+        seeds=(0, 1, 2, 3, 4),
+        target="<= 30 min per lab on 2 CPU cores (make results runs two jobs)",
+    ),
+    "gpu": Profile(
+        "gpu",
+        "A Colab-class GPU: budgets up to about 1M parameters, longer training, 5 seeds.",
+        evidence=True,
+        seeds=(0, 1, 2, 3, 4),
+        target="<= 30 min per lab on one T4-class GPU (estimated; see the instructor guide)",
+    ),
+}
+
+
+def resolve_profile(name: str | None = None) -> Profile:
+    """The profile called ``name``, else ``$RNNLAB_PROFILE``, else ``gpu`` with CUDA or ``cpu``."""
+    choice = name or os.environ.get("RNNLAB_PROFILE")
+    if not choice:
+        import torch
+
+        choice = "gpu" if torch.cuda.is_available() else "cpu"
+    if choice not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {choice!r}")
+    return PROFILES[choice]
+
+
+# ----------------------------------------------------------------------------- budgets
+
+
+@functools.lru_cache(maxsize=32)
+def _task_shape(task: str, options: tuple) -> tuple[int | None, int | None, int]:
+    """(vocab_size, input_features, num_classes) of a task, from a one-example instance."""
+    from rnnlab.tasks import make_task
+
+    t = make_task(task, n_train=1, n_val=1, n_test=1, seed=0, **dict(options))
+    return t.vocab_size, t.input_features, t.num_classes
+
+
+def fit_budget(
+    target: int,
+    depths: tuple[int, ...],
+    *,
+    task: str,
+    options: tuple = (),
+    embedding_dim: int | None = 16,
+    tolerance: float = 0.02,
+) -> int:
+    """The budget nearest ``target`` that every depth in ``depths`` can match within
+    ``tolerance``.
+
+    Widths are integers, so at small budgets one unit of width can move the count by several
+    per cent; this searches budgets ``target``, ``target ± 0.5%``, ... (up to ±15%) and returns the
+    first one every depth reaches within ``tolerance``.
+    """
+    from rnnlab.models import matched_config
+
+    vocab, features, classes = _task_shape(task, options)
+    kind = "classify"  # the kind does not change the count
+    for k in range(0, 31):
+        for sign in (1, -1) if k else (1,):
+            budget = round(target * (1 + sign * 0.005 * k))
+            try:
+                for depth in depths:
+                    matched_config(
+                        kind=kind,
+                        budget=budget,
+                        num_layers=depth,
+                        num_classes=classes,
+                        vocab_size=vocab,
+                        embedding_dim=embedding_dim if vocab is not None else None,
+                        input_features=features,
+                        tolerance=tolerance,
+                    )
+            except ValueError:
+                continue
+            return budget
+    raise ValueError(
+        f"no budget within 15% of target={target} matches depths {depths} within {tolerance:.0%} "
+        f"for task {task!r}; choose a larger budget"
+    )
+
+
+# ----------------------------------------------------------------------------- labs
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim of the seed text as a pre-declared test.
+
+    ``direction`` is the side the claim says wins (``"width"``: the one-layer model;
+    ``"depth"``: the deep one). ``where`` picks the cells it is judged on: pairs of a label and a
+    value, where the value ``"max"`` or ``"min"`` means the largest or smallest value of that label
+    in the design.
+    """
+
+    id: str
+    statement: str
+    direction: str
+    where: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class Lab:
+    """A lab: its claims and, per profile, its experiments."""
+
+    name: str
+    title: str
+    description: str
+    claims: tuple[Claim, ...]
+    experiments: Callable[[str], tuple[Experiment, ...]]
+    wide: int = 1  # the width side of the primary comparison
+    deep: int = 2  # the depth side of the primary comparison (others are reported too)
+
+    def sweep(self, profile: str, seeds: tuple[int, ...] | None = None) -> SweepSpec:
+        prof = resolve_profile(profile)
+        return SweepSpec(
+            lab=self.name,
+            profile=prof.name,
+            experiments=self.experiments(prof.name),
+            seeds=tuple(seeds) if seeds is not None else prof.seeds,
+        )
+
+
+def _grid(
+    *,
+    task: str,
+    budgets: tuple[int, ...],
+    depths: tuple[int, ...],
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    train: TrainConfig,
+    lr_grid: tuple[float, ...],
+    options: tuple = (),
+    embedding_dim: int | None = 16,
+    labels: tuple = (),
+) -> list[Experiment]:
+    out = []
+    for target in budgets:
+        budget = fit_budget(target, depths, task=task, options=options, embedding_dim=embedding_dim)
+        for depth in depths:
+            out.append(
+                Experiment(
+                    task=task,
+                    budget=budget,
+                    num_layers=depth,
+                    n_train=n_train,
+                    n_val=n_val,
+                    n_test=n_test,
+                    task_options=options,
+                    embedding_dim=embedding_dim,
+                    train=train,
+                    lr_grid=lr_grid,
+                    labels=(("task", task), ("budget_target", target), *labels),
+                )
+            )
+    return out
+
+
+SMOKE_TRAIN = TrainConfig(max_steps=12, batch_size=16, eval_every=6, patience=None)
+LR_GRID = (1e-3, 3e-3, 1e-2)
+
+
+# Lab A: classification without hierarchy -------------------------------------------------------
+
+
+def _lab_a(profile: str) -> tuple[Experiment, ...]:
+    if profile == "smoke":
+        common = dict(depths=(1, 2), train=SMOKE_TRAIN, lr_grid=(3e-3,), n_val=64, n_test=64)
+        return tuple(
+            _grid(task="majority", budgets=(3000,), n_train=256, **common)
+            + _grid(task="digits", budgets=(3000,), n_train=256, embedding_dim=None, **common)
+        )
+    big = profile == "gpu"
+    depths = (1, 2, 4)
+    train = TrainConfig(
+        max_steps=6000 if big else 2000,
+        batch_size=128 if big else 64,
+        eval_every=100,
+        patience=8 if big else 5,
+    )
+    budgets = (20_000, 80_000, 320_000) if big else (8_000, 32_000)
+    common = dict(depths=depths, train=train, lr_grid=LR_GRID)
+    return tuple(
+        _grid(task="majority", budgets=budgets, n_train=20_000, n_val=2_000, n_test=4_000, **common)
+        + _grid(
+            task="digits",
+            budgets=budgets,
+            n_train=1_297,
+            n_val=250,
+            n_test=250,
+            embedding_dim=None,
+            **common,
+        )
+    )
+
+
+LAB_A = Lab(
+    name="lab-a",
+    title="Lab A: classification (width?)",
+    description="Classification without hierarchy (majority token, sklearn digits): "
+    "does one wide layer beat deeper stacks at equal parameters?",
+    claims=(
+        Claim(
+            "a",
+            "Shallow-wide LSTMs work better on classification that needs rich per-timestep "
+            "representations but no hierarchy.",
+            "width",
+        ),
+    ),
+    experiments=_lab_a,
+)
+
+
+# Lab B: generation and transduction -------------------------------------------------------------
+
+
+def _lab_b(profile: str) -> tuple[Experiment, ...]:
+    corpora = ("charlm-english", "charlm-python")
+    if profile == "smoke":
+        common = dict(depths=(1, 2), train=SMOKE_TRAIN, lr_grid=(3e-3,), n_val=16, n_test=16)
+        out = []
+        for task in corpora:
+            out += _grid(
+                task=task,
+                budgets=(12_000,),
+                n_train=64,
+                options=(("seq_len", 32),),
+                labels=(("corpus", task.split("-")[1]),),
+                **common,
+            )
+        out += _grid(
+            task="dyck", budgets=(3000,), n_train=128, options=(("seq_len", 32),), **common
+        )
+        return tuple(out)
+    big = profile == "gpu"
+    depths = (1, 2, 4)
+    lm_train = TrainConfig(
+        max_steps=10_000 if big else 1_500,
+        batch_size=64 if big else 32,
+        eval_every=250 if big else 100,
+        patience=None,  # fixed compute: learning curves of equal length give the crossover plot
+        warmup_steps=100,
+    )
+    lm_budgets = (100_000, 400_000, 1_000_000) if big else (25_000, 50_000, 100_000)
+    seq_len = 128 if big else 64
+    out = []
+    for task in corpora:
+        out += _grid(
+            task=task,
+            budgets=lm_budgets,
+            depths=depths,
+            n_train=20_000 if big else 4_000,
+            n_val=128 if big else 256,
+            n_test=160 if big else 320,  # the English test part holds 363 windows of 64
+            options=(("seq_len", seq_len),),
+            embedding_dim=32,
+            train=lm_train,
+            lr_grid=(2e-3, 5e-3),
+            labels=(("corpus", task.split("-")[1]),),
+        )
+    dyck_train = TrainConfig(
+        max_steps=8_000 if big else 2_000, batch_size=64, eval_every=100, patience=8 if big else 5
+    )
+    out += _grid(
+        task="dyck",
+        budgets=(10_000, 40_000) if big else (10_000,),
+        depths=depths,
+        n_train=20_000,
+        n_val=1_000,
+        n_test=2_000,
+        options=(("seq_len", 64), ("max_depth", 8), ("depth_sampling", "uniform")),
+        train=dyck_train,
+        lr_grid=LR_GRID,
+    )
+    return tuple(out)
+
+
+LAB_B = Lab(
+    name="lab-b",
+    title="Lab B: generation and transduction (depth?)",
+    description="Character-level LMs on English and Python source, and Dyck-2 transduction "
+    "by nesting depth: do 2-4 layer stacks beat one wide layer at equal parameters?",
+    claims=(
+        Claim(
+            "b",
+            "Deep-narrow LSTMs (2-4 layers) work better on generation and transduction tasks "
+            "with multi-level structure.",
+            "depth",
+        ),
+    ),
+    experiments=_lab_b,
+)
+
+
+# Lab C: compositional structure x data size -----------------------------------------------------
+
+
+def _lab_c(profile: str) -> tuple[Experiment, ...]:
+    if profile == "smoke":
+        nestings, sizes = (1, 2), (64, 128)
+        train, lr_grid, n_val, n_test, budgets = SMOKE_TRAIN, (3e-3,), 32, 32, (3000,)
+    else:
+        big = profile == "gpu"
+        nestings = (1, 2, 3)
+        sizes = (500, 2_000, 8_000) if not big else (500, 4_000, 32_000)
+        train = TrainConfig(
+            max_steps=6_000 if big else 2_000,
+            batch_size=64,
+            eval_every=100,
+            patience=8 if big else 5,
+        )
+        lr_grid, n_val, n_test = LR_GRID, 1_000, 2_000
+        budgets = (40_000,) if big else (20_000,)
+    out = []
+    for nesting in nestings:
+        for n_train in sizes:
+            out += _grid(
+                task="listops",
+                budgets=budgets,
+                depths=(1, 2),
+                n_train=n_train,
+                n_val=n_val,
+                n_test=n_test,
+                options=(("min_depth", nesting), ("max_depth", nesting), ("max_args", 3)),
+                train=train,
+                lr_grid=lr_grid,
+                labels=(("nesting", nesting), ("n_train", n_train)),
+            )
+    return tuple(out)
+
+
+LAB_C = Lab(
+    name="lab-c",
+    title="Lab C: compositional structure x data size",
+    description="ListOps (MAX/MIN/sum-mod-10) over nesting depth x training-set size: "
+    "does depth win with strong composition and width with little data?",
+    claims=(
+        Claim(
+            "c1",
+            "At equal parameters, depth wins when compositional structure is strong "
+            "(judged at the deepest nesting, every data size).",
+            "depth",
+            where=(("nesting", "max"),),
+        ),
+        Claim(
+            "c2",
+            "At equal parameters, width wins when data is limited "
+            "(judged at the smallest training set, every nesting depth).",
+            "width",
+            where=(("n_train", "min"),),
+        ),
+    ),
+    experiments=_lab_c,
+)
+
+
+LABS: dict[str, Lab] = {lab.name: lab for lab in (LAB_A, LAB_B, LAB_C)}
+
+
+def get_lab(name: str) -> Lab:
+    """The lab called ``name`` (see ``python -m rnnlab labs``)."""
+    if name not in LABS:
+        raise ValueError(f"lab must be one of {sorted(LABS)}, got {name!r}")
+    return LABS[name]

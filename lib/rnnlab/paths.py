@@ -1,0 +1,33 @@
+"""Where the course's files are: the repository root and the committed results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def repo_root() -> Path:
+    """The course repository's root folder.
+
+    Order: the ``RNNLAB_ROOT`` environment variable (set by the Colab bootstrap); the nearest
+    folder at or above the current directory holding ``_config.yml`` and ``lib/rnnlab``; the
+    folder above ``lib/`` when the package is installed in editable mode.
+    """
+    env = os.environ.get("RNNLAB_ROOT")
+    if env:
+        return Path(env)
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_config.yml").is_file() and (folder / "lib" / "rnnlab").is_dir():
+            return folder
+    package_parent = Path(__file__).resolve().parents[2]
+    if (package_parent / "_config.yml").is_file():
+        return package_parent
+    raise FileNotFoundError(
+        "cannot find the course repository: set RNNLAB_ROOT to the folder holding _config.yml"
+    )
+
+
+def results_dir() -> Path:
+    """``data/results/``: committed reference results, one JSON Lines file per lab and profile."""
+    return repo_root() / "data" / "results"

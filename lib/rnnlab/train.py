@@ -1,0 +1,443 @@
+r"""One training loop for every task: device, seeds, schedule, early stopping, progress.
+
+The loop is deliberately plain (a nanoGPT-style single screen in :func:`train_model`). What makes
+it suitable for a *fair* depth-vs-width comparison:
+
+* **Early stopping on validation** with ``patience`` evaluations, up to ``max_steps``; the weights
+  of the best evaluation are restored before testing. Deep stacks train more slowly, so a short
+  fixed step budget would compare an unfinished deep model with a finished wide one. Setting
+  ``patience=None`` gives a fixed compute budget instead (every model gets ``max_steps``), which
+  answers the other question, "who wins at equal compute".
+* **The same learning-rate grid for every depth** (:func:`fit`): each candidate rate trains a model
+  and the best on validation is kept. Deep stacks are more sensitive to the rate, so one rate for
+  all depths would favour whichever depth it happens to suit.
+
+Speed: the data sit on the device as tensors (no ``DataLoader``); a batch is
+``x[idx]`` with ``idx`` drawn by a device-side generator; the running loss is accumulated on the
+device and read back only at evaluation steps, so there is no host synchronisation per step. On
+CUDA, mixed precision is used (bf16 where supported, otherwise fp16 with a gradient scaler).
+
+Determinism: with the same seed, on the CPU, the same code gives bit-identical metrics (the seed
+fixes the initial weights, dropout and the batch order).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from rnnlab.tasks import TaskData
+
+IGNORE_INDEX = -100
+LN2 = math.log(2.0)
+AMP_MODES = ("auto", "off", "bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Hyper-parameters of one training run (stored with every result).
+
+    Attributes:
+        max_steps: optimiser steps at most (the step cap; also the cosine schedule's length).
+        batch_size: sequences per step.
+        lr: peak learning rate (Adam).
+        weight_decay: decoupled weight decay (AdamW); 0 means plain Adam.
+        clip: gradient-norm clipping threshold; 0 disables clipping.
+        warmup_steps: linear warm-up steps before the cosine decay.
+        min_lr_ratio: the cosine decays from ``lr`` to ``lr * min_lr_ratio`` at ``max_steps``.
+        eval_every: steps between validation evaluations (also the learning-curve resolution).
+        patience: stop after this many evaluations without improvement; ``None`` trains for
+            exactly ``max_steps`` (a fixed compute budget).
+        eval_batch_size: sequences per evaluation batch.
+        amp: ``"auto"`` (bf16/fp16 on CUDA, off elsewhere), ``"off"``, ``"bf16"`` or ``"fp16"``.
+    """
+
+    max_steps: int = 2000
+    batch_size: int = 64
+    lr: float = 3e-3
+    weight_decay: float = 0.0
+    clip: float = 1.0
+    warmup_steps: int = 0
+    min_lr_ratio: float = 0.1
+    eval_every: int = 100
+    patience: int | None = 5
+    eval_batch_size: int = 512
+    amp: str = "auto"
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be a finite number > 0, got {self.lr!r}")
+        if self.weight_decay < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if self.clip < 0:
+            raise ValueError(f"clip must be >= 0 (0 disables clipping), got {self.clip!r}")
+        if not (0 <= self.warmup_steps < self.max_steps):
+            raise ValueError(
+                f"warmup_steps must be in [0, max_steps={self.max_steps}), got {self.warmup_steps}"
+            )
+        if not (0.0 <= self.min_lr_ratio <= 1.0):
+            raise ValueError(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio!r}")
+        if self.patience is not None and (
+            isinstance(self.patience, bool)
+            or not isinstance(self.patience, int)
+            or self.patience < 1
+        ):
+            raise ValueError(f"patience must be None or an integer >= 1, got {self.patience!r}")
+        if self.amp not in AMP_MODES:
+            raise ValueError(f"amp must be one of {AMP_MODES}, got {self.amp!r}")
+
+    def replace(self, **changes) -> TrainConfig:
+        return TrainConfig(**{**asdict(self), **changes})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainResult:
+    """What one run produced. ``curves`` holds one row per evaluation."""
+
+    metric: str
+    higher_is_better: bool
+    val: float
+    test: float
+    test_by_group: dict[str, float]
+    best_step: int
+    steps: int
+    stopped_early: bool
+    wall_time_s: float
+    tokens_seen: int
+    curves: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------- device and seeds
+
+
+def select_device(preference: str | None = None) -> torch.device:
+    """The device to train on: ``preference`` or ``$RNNLAB_DEVICE`` if given, else CUDA, then
+    Apple's MPS, then the CPU."""
+    choice = preference or os.environ.get("RNNLAB_DEVICE") or "auto"
+    if choice != "auto":
+        try:
+            device = torch.device(choice)
+        except RuntimeError as exc:
+            raise ValueError(
+                f"device must be 'auto', 'cpu', 'cuda[:i]' or 'mps', got {choice!r}"
+            ) from exc
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device={choice!r} was asked for but CUDA is not available")
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def device_name(device: torch.device) -> str:
+    """A human-readable name of the hardware (GPU model, or the CPU's)."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    if device.type == "mps":
+        return "Apple MPS"
+    import platform
+
+    return platform.processor() or platform.machine() or "cpu"
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, NumPy's and torch's global generators (initial weights, dropout)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def amp_dtype(device: torch.device, amp: str) -> torch.dtype | None:
+    """The autocast dtype for ``amp`` on ``device`` (``None``: full precision)."""
+    if amp == "off" or device.type != "cuda":
+        return None
+    if amp == "bf16" or (amp == "auto" and torch.cuda.is_bf16_supported()):
+        return torch.bfloat16
+    return torch.float16
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+def higher_is_better(metric: str) -> bool:
+    """Accuracies go up, bits per character go down."""
+    return metric != "bits_per_char"
+
+
+def _batch_stats(logits: torch.Tensor, y: torch.Tensor, metric: str) -> torch.Tensor:
+    """Per-example score, shape ``(B,)``: correct (0/1) for accuracy and sequence accuracy,
+    the summed cross-entropy in nats for bits per character."""
+    if metric == "accuracy":
+        return (logits.argmax(-1) == y).float()
+    if metric == "sequence_accuracy":
+        scored = y != IGNORE_INDEX
+        right = (logits.argmax(-1) == y) | ~scored
+        return right.all(dim=1).float()
+    if metric == "bits_per_char":
+        ce = F.cross_entropy(logits.float().transpose(1, 2), y, reduction="none")  # (B, T)
+        return ce.sum(dim=1)
+    raise ValueError(f"metric must be accuracy, sequence_accuracy or bits_per_char, got {metric!r}")
+
+
+def _loss(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if logits.dim() == 3:
+        return F.cross_entropy(
+            logits.float().reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=IGNORE_INDEX
+        )
+    return F.cross_entropy(logits.float(), y)
+
+
+@torch.no_grad()
+def evaluate(
+    model: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    metric: str,
+    *,
+    batch_size: int = 512,
+    groups: torch.Tensor | None = None,
+    autocast_dtype: torch.dtype | None = None,
+) -> tuple[float, dict[str, float]]:
+    """The metric over ``(x, y)``, and per group when ``groups`` (shape ``(N,)``) is given.
+
+    Bits per character are total cross-entropy over all characters divided by ``ln 2`` and by the
+    number of characters. One host synchronisation per call.
+    """
+    was_training = model.training
+    model.eval()
+    scores = []
+    ctx = (
+        torch.autocast(x.device.type, dtype=autocast_dtype)
+        if autocast_dtype
+        else contextlib.nullcontext()
+    )
+    with ctx:
+        for i in range(0, x.shape[0], batch_size):
+            scores.append(_batch_stats(model(x[i : i + batch_size]), y[i : i + batch_size], metric))
+    model.train(was_training)
+    per_example = torch.cat(scores)
+    if metric == "bits_per_char":
+        chars = torch.full_like(per_example, float(y.shape[1]))
+        total = (per_example.sum() / chars.sum() / LN2).item()
+    else:
+        total = per_example.mean().item()
+    by_group: dict[str, float] = {}
+    if groups is not None:
+        g = groups.to(per_example.device)
+        for value in torch.unique(g).tolist():
+            mask = g == value
+            s = per_example[mask]
+            by_group[str(value)] = (
+                (s.sum() / (mask.sum() * y.shape[1]) / LN2).item()
+                if metric == "bits_per_char"
+                else s.mean().item()
+            )
+    return total, by_group
+
+
+# ----------------------------------------------------------------------------- the loop
+
+
+def _schedule(cfg: TrainConfig) -> Callable[[int], float]:
+    def factor(step: int) -> float:
+        if step < cfg.warmup_steps:
+            return (step + 1) / cfg.warmup_steps
+        progress = (step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps)
+        cosine = 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+        return cfg.min_lr_ratio + (1.0 - cfg.min_lr_ratio) * cosine
+
+    return factor
+
+
+def _progress(total: int, desc: str | None, enabled: bool | None):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False, disable=enabled is False, mininterval=0.5)
+
+
+def train_model(
+    model: nn.Module,
+    data: TaskData,
+    cfg: TrainConfig,
+    *,
+    seed: int,
+    device: torch.device | str | None = None,
+    progress: bool | None = None,
+    desc: str | None = None,
+) -> TrainResult:
+    """Train ``model`` on ``data`` with ``cfg``; restore the best validation weights; test.
+
+    ``seed`` fixes the batch order (the caller seeds the initial weights with
+    :func:`seed_everything` before building the model). ``progress=None`` shows a tqdm bar unless
+    the environment variable ``TQDM_DISABLE`` is set.
+    """
+    device = select_device(device) if not isinstance(device, torch.device) else device
+    model.to(device)
+    model.train()
+    metric = data.metric
+    better = higher_is_better(metric)
+    x_train, y_train = data.x_train.to(device), data.y_train.to(device)
+    x_val, y_val = data.x_val.to(device), data.y_val.to(device)
+    n = x_train.shape[0]
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+
+    fused = device.type == "cuda"
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=fused or None
+    )
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, _schedule(cfg))
+    dtype = amp_dtype(device, cfg.amp)
+    scaler = torch.amp.GradScaler("cuda") if dtype == torch.float16 else None
+
+    def autocast():
+        return torch.autocast(device.type, dtype=dtype) if dtype else contextlib.nullcontext()
+
+    best_score = -math.inf
+    best_state: dict[str, torch.Tensor] | None = None
+    best_step, bad_evals, step = 0, 0, 0
+    curves: list[dict] = []
+    running = torch.zeros((), device=device)
+    running_count = 0
+    tokens_per_step = cfg.batch_size * x_train.shape[1]
+    t0 = time.perf_counter()
+    bar = _progress(cfg.max_steps, desc, progress)
+    stopped_early = False
+    for step in range(1, cfg.max_steps + 1):
+        idx = torch.randint(n, (cfg.batch_size,), generator=gen, device=device)
+        with autocast():
+            logits = model(x_train[idx])
+        loss = _loss(logits, y_train[idx])
+        opt.zero_grad(set_to_none=True)
+        if scaler is not None:
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+        else:
+            loss.backward()
+        if cfg.clip > 0:
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+        if scaler is not None:
+            scaler.step(opt)
+            scaler.update()
+        else:
+            opt.step()
+        sched.step()
+        running += loss.detach()
+        running_count += 1
+        bar.update(1)
+        if step % cfg.eval_every == 0 or step == cfg.max_steps:
+            val, _ = evaluate(
+                model, x_val, y_val, metric, batch_size=cfg.eval_batch_size, autocast_dtype=dtype
+            )
+            train_loss = (running / running_count).item()
+            running.zero_()
+            running_count = 0
+            score = val if better else -val
+            curves.append(
+                {
+                    "step": step,
+                    "tokens": step * tokens_per_step,
+                    "train_loss": train_loss,
+                    "val": val,
+                    "lr": sched.get_last_lr()[0],
+                    "elapsed_s": time.perf_counter() - t0,
+                }
+            )
+            bar.set_postfix(loss=f"{train_loss:.3f}", val=f"{val:.4f}")
+            if not math.isfinite(train_loss):
+                stopped_early = True
+                break
+            if score > best_score:
+                best_score, best_step, bad_evals = score, step, 0
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            else:
+                bad_evals += 1
+                if cfg.patience is not None and bad_evals >= cfg.patience:
+                    stopped_early = True
+                    break
+    bar.close()
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    val, _ = evaluate(
+        model, x_val, y_val, metric, batch_size=cfg.eval_batch_size, autocast_dtype=dtype
+    )
+    test, by_group = evaluate(
+        model,
+        data.x_test.to(device),
+        data.y_test.to(device),
+        metric,
+        batch_size=cfg.eval_batch_size,
+        groups=data.test_groups,
+        autocast_dtype=dtype,
+    )
+    return TrainResult(
+        metric=metric,
+        higher_is_better=better,
+        val=val if math.isfinite(val) else (-math.inf if better else math.inf),
+        test=test,
+        test_by_group=by_group,
+        best_step=best_step,
+        steps=step,
+        stopped_early=stopped_early,
+        wall_time_s=time.perf_counter() - t0,
+        tokens_seen=step * tokens_per_step,
+        curves=curves,
+    )
+
+
+def fit(
+    build: Callable[[], nn.Module],
+    data: TaskData,
+    cfg: TrainConfig,
+    lr_grid: Sequence[float],
+    *,
+    seed: int,
+    device: torch.device | str | None = None,
+    progress: bool | None = None,
+) -> tuple[TrainResult, float, dict[float, float]]:
+    """Train one model per learning rate in ``lr_grid``; keep the best on validation.
+
+    ``build`` makes a fresh model; it is called after :func:`seed_everything(seed)
+    <seed_everything>`, so every rate starts from the same initial weights. Returns the best
+    result, its rate, and the validation score of every rate (the same tuning budget for every
+    configuration, which is what makes a depth comparison fair).
+    """
+    if not lr_grid:
+        raise ValueError("lr_grid must hold at least one learning rate, got an empty grid")
+    best: tuple[TrainResult, float] | None = None
+    scores: dict[float, float] = {}
+    for lr in lr_grid:
+        seed_everything(seed)
+        result = train_model(
+            build(), data, cfg.replace(lr=float(lr)), seed=seed, device=device, progress=progress
+        )
+        scores[float(lr)] = result.val
+        key = result.val if result.higher_is_better else -result.val
+        if best is None or key > (best[0].val if best[0].higher_is_better else -best[0].val):
+            best = (result, float(lr))
+    assert best is not None
+    return best[0], best[1], scores

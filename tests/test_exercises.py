@@ -1,0 +1,226 @@
+"""Tests for rnnlab.exercises: each self-check passes a right answer, fails a stub and a wrong one.
+
+A check that cannot fail teaches nothing, so every check is also fed an unfinished stub (raises
+NotImplementedError) and a plausible wrong answer, and must raise AssertionError for both.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy
+
+from rnnlab import exercises, params
+
+# --------------------------------------------------------------------------------------------
+# Answers: right, unfinished, plausibly wrong
+
+
+def gru_right(input_size: int, hidden_size: int, num_layers: int) -> int:
+    d, m, n = hidden_size, input_size, num_layers
+    return 3 * (d * m + d * d + 2 * d) + (n - 1) * 3 * (2 * d * d + 2 * d)
+
+
+def gru_single_bias(input_size: int, hidden_size: int, num_layers: int) -> int:
+    d, m, n = hidden_size, input_size, num_layers
+    return 3 * (d * m + d * d + d) + (n - 1) * 3 * (2 * d * d + d)
+
+
+def gru_seed_style(input_size: int, hidden_size: int, num_layers: int) -> int:
+    """Forgets the upper layers' input matrices (the seed's dropped d^2 term)."""
+    d, m, n = hidden_size, input_size, num_layers
+    return 3 * (d * m + d * d + 2 * d) + (n - 1) * 3 * (d * d + 2 * d)
+
+
+def stub(*args: object, **kwargs: object) -> int:
+    raise NotImplementedError("Exercise: write this function")
+
+
+def width_right(budget: int, input_size: int, num_layers: int) -> int:
+    a, b = 4 * (2 * num_layers - 1), 4 * (input_size + 2 * num_layers)
+    root = (-b + math.sqrt(b * b + 4 * a * budget)) / (2 * a)
+    options = [w for w in (math.floor(root), math.ceil(root)) if w >= 1]
+    return min(options, key=lambda w: (abs(a * w * w + b * w - budget), w))
+
+
+def width_floor(budget: int, input_size: int, num_layers: int) -> int:
+    a, b = 4 * (2 * num_layers - 1), 4 * (input_size + 2 * num_layers)
+    return math.floor((-b + math.sqrt(b * b + 4 * a * budget)) / (2 * a))
+
+
+def width_seed_halving(budget: int, input_size: int, num_layers: int) -> int:
+    """The seed's rule: the one-layer width over the number of layers."""
+    return max(1, params.matched_width(budget, input_size, 1).hidden_size // num_layers)
+
+
+def width_textbook(budget: int, input_size: int, num_layers: int) -> int:
+    """Solves the quadratic with one bias per gate."""
+    a, b = 4 * (2 * num_layers - 1), 4 * (input_size + num_layers)
+    return round((-b + math.sqrt(b * b + 4 * a * budget)) / (2 * a))
+
+
+# --------------------------------------------------------------------------------------------
+# check_gru_count
+
+
+def test_gru_check_passes_a_right_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    check = exercises.check_gru_count(gru_right)
+    assert check.passed and check.n_passed == check.n_cases == len(exercises.COUNT_CASES)
+    assert check.max_abs_diff == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_gru_check_accepts_the_library_function() -> None:
+    assert exercises.check_gru_count(params.gru_param_count).passed
+
+
+@pytest.mark.parametrize("wrong", [gru_single_bias, gru_seed_style])
+def test_gru_check_fails_a_wrong_answer_and_says_how_close(wrong, capsys) -> None:
+    with pytest.raises(AssertionError, match="first failing case"):
+        exercises.check_gru_count(wrong)
+    out = capsys.readouterr().out
+    assert "max abs diff" in out and "expected" in out
+
+
+def test_gru_check_fails_a_stub_and_says_it_is_unfinished() -> None:
+    with pytest.raises(AssertionError, match="not implemented"):
+        exercises.check_gru_count(stub)
+
+
+def test_gru_check_reports_a_crash_as_a_failed_case() -> None:
+    def crashes(input_size: int, hidden_size: int, num_layers: int) -> int:
+        if num_layers > 2:
+            raise ZeroDivisionError("boom")
+        return gru_right(input_size, hidden_size, num_layers)
+
+    with pytest.raises(AssertionError, match="ZeroDivisionError: boom"):
+        exercises.check_gru_count(crashes)
+
+
+def test_single_bias_gru_differs_by_exactly_one_bias_vector_per_layer() -> None:
+    check = exercises.compare_cases(
+        "gru", gru_single_bias, params.gru_param_count, exercises.COUNT_CASES
+    )
+    for result in check.results:
+        assert (
+            result.expected - result.got
+            == 3 * result.case["hidden_size"] * (result.case["num_layers"])
+        )
+    largest = max(3 * c["hidden_size"] * c["num_layers"] for c in exercises.COUNT_CASES)
+    assert check.max_abs_diff == largest
+
+
+# --------------------------------------------------------------------------------------------
+# check_matched_width
+
+
+def test_matched_width_check_passes_a_right_answer() -> None:
+    assert exercises.check_matched_width(width_right).passed
+
+
+def test_matched_width_check_passes_the_library() -> None:
+    def library(budget: int, input_size: int, num_layers: int) -> int:
+        return params.matched_width(budget, input_size, num_layers).hidden_size
+
+    assert exercises.check_matched_width(library).passed
+
+
+@pytest.mark.parametrize("wrong", [width_floor, width_seed_halving, width_textbook])
+def test_matched_width_check_fails_plausible_wrong_answers(wrong) -> None:
+    with pytest.raises(AssertionError, match="check_matched_width"):
+        exercises.check_matched_width(wrong)
+
+
+def test_matched_width_check_fails_a_stub_and_non_integers() -> None:
+    with pytest.raises(AssertionError, match="not implemented"):
+        exercises.check_matched_width(stub)
+    with pytest.raises(AssertionError):
+        exercises.check_matched_width(lambda budget, input_size, num_layers: 10.5)
+
+
+def test_matched_width_check_accepts_either_side_of_an_exact_tie() -> None:
+    # P(d) = 4((2L-1)d^2 + (m+2L)d); with L=1, m=2: P(d) = 4d^2 + 16d. P(3) = 84, P(4) = 128, so
+    # a budget of 106 is exactly between them.
+    tie_case = {"budget": 106, "input_size": 2, "num_layers": 1}
+    for width in (3, 4):
+        check = exercises.compare_cases(
+            "tie",
+            lambda budget, input_size, num_layers, w=width: w,
+            lambda budget, input_size, num_layers: 3,
+            [tie_case],
+            accept=lambda case, expected, got: (
+                abs(params.lstm_param_count(2, got, 1) - 106)
+                == abs(params.lstm_param_count(2, expected, 1) - 106)
+            ),
+        )
+        assert check.passed
+
+
+# --------------------------------------------------------------------------------------------
+# check_stack_formula
+
+
+def test_stack_formula_check_passes_the_library_expression() -> None:
+    _, _, L = params.symbols()
+    assert exercises.check_stack_formula(lambda: params.symbolic_stack_count(L)).passed
+
+
+def test_stack_formula_check_bidirectional() -> None:
+    d, m, L = params.symbols()
+    right = 8 * (d * m + (3 * L - 2) * d**2 + 2 * L * d)
+    assert exercises.check_stack_formula(lambda: right, bidirectional=True).passed
+    with pytest.raises(AssertionError):  # the one-directional count, doubled: misses 2d inputs
+        exercises.check_stack_formula(
+            lambda: 2 * params.symbolic_stack_count(L), bidirectional=True
+        )
+
+
+def test_stack_formula_check_fails_the_seed_and_textbook_forms() -> None:
+    d, m, L = params.symbols()
+    seed_like = 4 * (d * m + L * d**2 + 2 * L * d)  # d^2 coefficient L instead of 2L-1
+    with pytest.raises(AssertionError, match="first failing case"):
+        exercises.check_stack_formula(lambda: seed_like)
+    with pytest.raises(AssertionError):
+        exercises.check_stack_formula(lambda: params.symbolic_stack_count(L, biases=1))
+
+
+def test_stack_formula_check_rejects_foreign_symbols_and_stubs() -> None:
+    d, m, L = params.symbols()
+    k = sympy.Symbol("k")
+    with pytest.raises(AssertionError, match="symbols"):
+        exercises.check_stack_formula(lambda: params.symbolic_stack_count(L) + k)
+    with pytest.raises(AssertionError, match="not implemented"):
+        exercises.check_stack_formula(stub)
+
+
+# --------------------------------------------------------------------------------------------
+# The generic machinery
+
+
+def test_report_summary_counts_and_relative_difference() -> None:
+    check = exercises.compare_cases(
+        "halve", lambda x: x // 2, lambda x: x / 2, [{"x": 4}, {"x": 5}, {"x": 100}]
+    )
+    assert (check.n_cases, check.n_passed) == (3, 2)
+    assert check.max_abs_diff == pytest.approx(0.5)
+    assert check.max_rel_diff == pytest.approx(0.2)
+    assert check.first_failure is not None and check.first_failure.case == {"x": 5}
+    assert "2/3 cases exact" in check.summary() and "x=5" in check.summary()
+    assert not exercises.report(check, raise_on_failure=False).passed
+
+
+def test_atol_accepts_near_answers_only() -> None:
+    cases = [{"x": 1.0}, {"x": 2.0}]
+    near = exercises.compare_cases("near", lambda x: x + 1e-9, lambda x: x, cases, atol=1e-6)
+    far = exercises.compare_cases("far", lambda x: x + 1e-3, lambda x: x, cases, atol=1e-6)
+    assert near.passed and not far.passed
+
+
+def test_compare_cases_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="cases"):
+        exercises.compare_cases("empty", abs, abs, [])
+    with pytest.raises(ValueError, match="atol"):
+        exercises.compare_cases("neg", abs, abs, [{"x": 1}], atol=-1.0)
+    with pytest.raises(ValueError, match="bidirectional"):
+        exercises.check_stack_formula(lambda: 0, bidirectional="yes")  # type: ignore[arg-type]

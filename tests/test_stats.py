@@ -1,0 +1,79 @@
+"""Intervals and the pre-declared verdict rule."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from rnnlab.stats import combine_verdicts, compare, summarize, verdict_from_interval, welch_interval
+
+
+def test_summarize_matches_scipy():
+    xs = [0.9, 0.92, 0.88, 0.95, 0.91]
+    s = summarize(xs)
+    lo, hi = st.t.interval(0.95, len(xs) - 1, loc=np.mean(xs), scale=st.sem(xs))
+    assert s.mean == pytest.approx(np.mean(xs))
+    assert s.std == pytest.approx(np.std(xs, ddof=1))
+    assert (s.ci_low, s.ci_high) == pytest.approx((lo, hi))
+
+
+def test_welch_matches_scipy_ttest():
+    a, b = [1.0, 1.2, 0.9, 1.1], [1.5, 1.7, 1.4, 1.9, 1.6]
+    diff, lo, hi, dof = welch_interval(a, b)
+    res = st.ttest_ind(b, a, equal_var=False)
+    ci = res.confidence_interval(0.95)
+    assert diff == pytest.approx(np.mean(b) - np.mean(a))
+    assert (lo, hi) == pytest.approx((ci.low, ci.high))
+    assert dof == pytest.approx(res.df)
+
+
+@pytest.mark.parametrize(
+    "low,high,claim,expected",
+    [
+        (0.1, 0.2, "depth", "supported"),
+        (0.1, 0.2, "width", "contradicted"),
+        (-0.2, -0.1, "width", "supported"),
+        (-0.2, -0.1, "depth", "contradicted"),
+        (-0.1, 0.1, "depth", "inconclusive"),
+        (math.nan, math.nan, "width", "inconclusive"),
+    ],
+)
+def test_verdict_rule(low, high, claim, expected):
+    assert verdict_from_interval(low, high, claim) == expected
+
+
+def test_compare_flips_sign_for_lower_is_better():
+    wide = [2.0, 2.1, 2.05, 1.95, 2.02]  # bits per char
+    deep = [1.8, 1.85, 1.82, 1.79, 1.81]  # lower: depth better
+    c = compare(wide, deep, higher_is_better=False, claim="depth")
+    assert c.effect > 0 and c.ci_low > 0 and c.verdict == "supported"
+    c2 = compare(wide, deep, higher_is_better=True, claim="depth")
+    assert c2.effect < 0 and c2.verdict == "contradicted"
+
+
+def test_one_seed_is_inconclusive():
+    assert compare([0.9], [0.1], higher_is_better=True, claim="width").verdict == "inconclusive"
+
+
+@pytest.mark.parametrize(
+    "cells,expected",
+    [
+        (["supported", "inconclusive"], "supported"),
+        (["supported", "inconclusive", "inconclusive"], "inconclusive"),
+        (["supported", "contradicted"], "inconclusive"),
+        (["contradicted", "contradicted", "inconclusive"], "contradicted"),
+        ([], "inconclusive"),
+    ],
+)
+def test_combine(cells, expected):
+    assert combine_verdicts(cells) == expected
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="claim"):
+        verdict_from_interval(0, 1, "both")
+    with pytest.raises(ValueError, match="values"):
+        summarize([])
+    with pytest.raises(ValueError, match="verdicts"):
+        combine_verdicts(["yes"])

@@ -1,0 +1,294 @@
+"""Tests for rnnlab.student: solutions are cut out, nothing leaks, and every exercise's self-check
+fails on the stub and passes on the solution (executed with nbclient in the smoke profile)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from rnnlab import student
+from rnnlab.student import BEGIN_SOLUTION, END_SOLUTION, STUB
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "SECRET_SOLUTION_TEXT"
+
+
+def _exercise_notebook() -> nbformat.NotebookNode:
+    """An instructor notebook with every kind of solution the tool must remove."""
+    nb = new_notebook()
+    nb.metadata["rnnlab"] = {"trains": True}
+    solution_md = new_markdown_cell(f"The answer is {SECRET} because ...")
+    solution_md.metadata["tags"] = ["solution"]
+    exercise = new_code_cell(
+        "import math\n"
+        "def double(x):\n"
+        '    """Return 2x."""\n'
+        f"    {BEGIN_SOLUTION}\n"
+        f"    y = 2 * x  # {SECRET}\n"
+        "    return y\n"
+        f"    {END_SOLUTION}\n"
+        "\n"
+        "print('defined')"
+    )
+    exercise.outputs = [new_output("stream", name="stdout", text=f"{SECRET}\n")]
+    exercise.execution_count = 3
+    top_level = new_code_cell(f"{BEGIN_SOLUTION}\nanswer = 42  # {SECRET}\n{END_SOLUTION}")
+    nb.cells = [
+        new_markdown_cell("# Exercises"),
+        exercise,
+        new_code_cell("assert double(2) == 4"),
+        solution_md,
+        top_level,
+        new_markdown_cell(f"```{{solution}} ex-1\n{SECRET}\n```"),
+        new_markdown_cell("```{solution-start} ex-2\n```"),
+        new_code_cell(f"print('{SECRET}')"),
+        new_markdown_cell("```{solution-end}\n```"),
+        new_markdown_cell(f"Explain.\n\n{BEGIN_SOLUTION}\n{SECRET}\n{END_SOLUTION}\n"),
+        new_markdown_cell("Write it where the `### BEGIN SOLUTION` line is."),
+        new_markdown_cell("## The end"),
+    ]
+    return nb
+
+
+def test_student_copy_replaces_regions_and_keeps_indentation() -> None:
+    out = student.student_notebook(_exercise_notebook(), name="ex.ipynb")
+    code = [c for c in out.cells if c.cell_type == "code"]
+    assert code[0].source == (
+        f'import math\ndef double(x):\n    """Return 2x."""\n    {STUB}\n\nprint(\'defined\')'
+    )
+    assert code[1].source == "assert double(2) == 4"
+    assert code[2].source == STUB
+    assert len(code) == 3  # the gated solution's code cell is gone
+    md = [c.source for c in out.cells if c.cell_type == "markdown"]
+    assert md == [
+        "# Exercises",
+        f"Explain.\n\n{student.MARKDOWN_STUB}\n",
+        "Write it where the `### BEGIN SOLUTION` line is.",  # talking about markers is fine
+        "## The end",
+    ]
+
+
+def test_student_copy_clears_outputs_and_sets_flag() -> None:
+    out = student.student_notebook(_exercise_notebook(), name="ex.ipynb")
+    for cell in out.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    assert out.metadata["rnnlab"] == {"trains": True, "student": True}
+
+
+def test_no_solution_text_survives_anywhere(tmp_path: Path) -> None:
+    src, dst = tmp_path / "chapters", tmp_path / "student"
+    (src / "labs").mkdir(parents=True)
+    nbformat.write(_exercise_notebook(), src / "labs" / "ex.ipynb")
+    assert student.main([str(src), str(dst)]) == 0
+    text = (dst / "labs" / "ex.ipynb").read_text()
+    assert SECRET in (src / "labs" / "ex.ipynb").read_text()  # the probe is really there
+    assert SECRET not in text
+    for cell in nbformat.reads(text, as_version=4).cells:
+        assert {BEGIN_SOLUTION, END_SOLUTION}.isdisjoint(s.strip() for s in cell.source.split("\n"))
+    nbformat.validate(nbformat.reads(text, as_version=4))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    indent=st.sampled_from(["", "  ", "    ", "\t", "        "]),
+    before=st.lists(st.from_regex(r"[a-z]{1,8} = [0-9]{1,3}", fullmatch=True), max_size=3),
+    body=st.lists(st.from_regex(r"[a-z]{1,8} = [0-9]{1,3}", fullmatch=True), min_size=1),
+    after=st.lists(st.from_regex(r"[a-z]{1,8} = [0-9]{1,3}", fullmatch=True), max_size=3),
+)
+def test_stub_property(indent: str, before: list[str], body: list[str], after: list[str]) -> None:
+    lines = [*before, indent + BEGIN_SOLUTION, *(indent + b for b in body), indent + END_SOLUTION]
+    source = "\n".join([*lines, *after])
+    out = student.stub_solutions(source, where="nb cell 0").split("\n")
+    assert out == [*before, indent + STUB, *after]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (f"{BEGIN_SOLUTION}\n{BEGIN_SOLUTION}\nx\n{END_SOLUTION}\n{END_SOLUTION}", "nested"),
+        (f"x = 1\n{END_SOLUTION}", "without"),
+        (f"{BEGIN_SOLUTION}\nx = 1", "never closed"),
+        (f"x = 1  {BEGIN_SOLUTION}\ny\n{END_SOLUTION}", "alone"),
+        (f"{BEGIN_SOLUTION}\nx\n## END SOLUTION", "alone"),
+    ],
+)
+def test_bad_markers_name_notebook_and_cell(source: str, message: str) -> None:
+    nb = new_notebook(
+        cells=[new_markdown_cell("intro"), new_code_cell("ok = 1"), new_code_cell(source)]
+    )
+    with pytest.raises(ValueError, match=rf"chapters/bad\.ipynb cell 2: .*{message}"):
+        student.student_notebook(nb, name="chapters/bad.ipynb")
+
+
+def test_solution_tagged_code_cell_without_markers_is_refused() -> None:
+    cell = new_code_cell("answer = 42")
+    cell.metadata["tags"] = ["solution", "hide-input"]
+    nb = new_notebook(cells=[new_code_cell("1"), cell])
+    with pytest.raises(ValueError, match=r"x\.ipynb cell 1: .*tagged 'solution'"):
+        student.student_notebook(nb, name="x.ipynb")
+
+
+def test_check_detects_drift_missing_and_orphans(tmp_path: Path, capsys) -> None:
+    src, dst = tmp_path / "chapters", tmp_path / "student"
+    src.mkdir()
+    nbformat.write(_exercise_notebook(), src / "a.ipynb")
+    nbformat.write(new_notebook(cells=[new_code_cell("1")]), src / "b.ipynb")
+    assert student.main([str(src), str(dst), "--check"]) == 1  # nothing written yet
+    assert "a.ipynb: missing" in capsys.readouterr().out
+    assert student.main([str(src), str(dst)]) == 0
+    assert student.main([str(src), str(dst), "--check"]) == 0
+    capsys.readouterr()
+
+    nb = nbformat.read(src / "a.ipynb", as_version=4)
+    nb.cells[2].source = "assert double(3) == 6"  # edit a self-check: the copy is now stale
+    nbformat.write(nb, src / "a.ipynb")
+    assert student.main([str(src), str(dst), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "a.ipynb: differs" in out and "b.ipynb" not in out
+
+    (src / "b.ipynb").unlink()
+    assert student.main([str(src), str(dst), "--check"]) == 1
+    assert "b.ipynb: its source" in capsys.readouterr().out
+    (dst / "notes.ipynb").write_text(json.dumps(nbformat.v4.new_notebook()))  # not ours
+    assert student.main([str(src), str(dst)]) == 0
+    assert not (dst / "b.ipynb").exists() and (dst / "notes.ipynb").exists()
+    assert student.main([str(src), str(dst), "--check"]) == 0
+
+
+def test_bad_src_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    assert student.main([str(tmp_path / "nope"), str(tmp_path / "out")]) == 2
+    assert "src must be an existing folder" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# Execution: each self-check fails on the stub and passes on the solution.
+
+
+def _solution_lines(source: str) -> str:
+    inside, lines = False, []
+    for line in source.splitlines():
+        if line.strip() in (BEGIN_SOLUTION, END_SOLUTION):
+            inside = line.strip() == BEGIN_SOLUTION
+        elif inside:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def run_exercises(instructor: nbformat.NotebookNode, cwd: Path, name: str) -> int:
+    """Execute ``instructor`` in one kernel; at each exercise run the student stub, then its
+    self-check (must fail), then the solution and the self-check again (must pass).
+
+    Stops after the last exercise's self-check. Returns the number of exercises checked.
+    """
+    stub_nb = student.student_notebook(instructor, name=name)
+    stubs = {c.id: c for c in stub_nb.cells if c.cell_type == "code"}
+    code = [(i, c) for i, c in enumerate(instructor.cells) if c.cell_type == "code"]
+    exercises = [k for k, (_, c) in enumerate(code) if student.has_solution(c.source)]
+    if not exercises:
+        return 0
+    client = NotebookClient(
+        nbformat.from_dict(dict(instructor)),  # execute_cell stores each result at its index
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(cwd)}},
+    )
+
+    def run(cell: nbformat.NotebookNode, index: int) -> CellExecutionError | None:
+        try:
+            client.execute_cell(nbformat.from_dict(dict(cell)), index)
+        except CellExecutionError as exc:
+            return exc
+        return None
+
+    with client.setup_kernel():
+        k = 0
+        while k <= exercises[-1]:
+            index, cell = code[k]
+            where = f"{name} cell {index}"
+            if k not in exercises:
+                err = run(cell, index)
+                assert err is None, f"{where} failed before an exercise: {err}"
+                k += 1
+                continue
+            assert k + 1 < len(code) and k + 1 not in exercises, (
+                f"{where}: an exercise must be followed by its self-check code cell"
+            )
+            check_index, check = code[k + 1]
+            stub = stubs[cell.id]
+            top_level = STUB in stub.source.splitlines()
+            err = run(stub, index)
+            if err is not None:
+                assert err.ename == "NotImplementedError", f"{where} stub raised {err.ename}"
+            assert (err is not None) == top_level, f"{where}: stub ran without reaching the raise"
+            allowed = {"AssertionError", "NotImplementedError"}
+            check_err = run(check, check_index)
+            assert check_err is not None, f"{name} cell {check_index}: self-check passed a stub"
+            if top_level and check_err.ename == "NameError":
+                missing = check_err.evalue.split("'")[1]
+                assert missing in _solution_lines(cell.source), check_err.evalue
+            else:
+                assert check_err.ename in allowed, f"self-check raised {check_err.ename}"
+            assert run(cell, index) is None, f"{where}: the solution raised"
+            err = run(check, check_index)
+            assert err is None, f"{name} cell {check_index}: self-check fails on the solution"
+            k += 2
+    return len(exercises)
+
+
+def _chapters_with_exercises() -> list[Path]:
+    paths = sorted((ROOT / "chapters").rglob("*.ipynb"))
+    return [
+        p
+        for p in paths
+        if ".ipynb_checkpoints" not in p.parts
+        and any(
+            student.has_solution(c.source)
+            for c in nbformat.read(p, as_version=4).cells
+            if c.cell_type == "code"
+        )
+    ]
+
+
+CHAPTERS = _chapters_with_exercises()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CHAPTERS, ids=[str(p.relative_to(ROOT)) for p in CHAPTERS])
+def test_chapter_self_checks_fail_on_stub_and_pass_on_solution(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RNNLAB_PROFILE", "smoke")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(path, as_version=4)
+    assert run_exercises(nb, path.parent, str(path.relative_to(ROOT))) >= 1
+
+
+def _runnable_exercise_notebook(check: str) -> nbformat.NotebookNode:
+    return new_notebook(
+        cells=[
+            new_code_cell("x = 2"),
+            new_code_cell(
+                f"def double(v):\n    {BEGIN_SOLUTION}\n    return 2 * v\n    {END_SOLUTION}"
+            ),
+            new_code_cell(check),
+            new_code_cell(f"{BEGIN_SOLUTION}\nanswer = double(x) - 1\n{END_SOLUTION}"),
+            new_code_cell("assert answer == 3"),
+            new_code_cell("raise RuntimeError('cells after the last self-check are not run')"),
+        ]
+    )
+
+
+@pytest.mark.slow
+def test_run_exercises_accepts_good_and_rejects_lenient_self_checks(tmp_path: Path) -> None:
+    assert run_exercises(_runnable_exercise_notebook("assert double(x) == 4"), tmp_path, "ok") == 2
+    with pytest.raises(AssertionError, match="self-check passed a stub"):
+        run_exercises(_runnable_exercise_notebook("print('no check')"), tmp_path, "lenient")

@@ -1,0 +1,147 @@
+"""Results on disk: provenance, atomic writes, resume after a kill, corrupt files."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rnnlab.labs import get_lab
+from rnnlab.sweep import (
+    ResultsFileError,
+    SweepSpec,
+    load_results,
+    run_sweep,
+    shard,
+)
+
+PROVENANCE = {
+    "run_id", "lab", "profile", "role", "experiment", "param_count", "seed", "lr", "metrics",
+    "curves", "device", "device_name", "versions", "git_commit", "started_at", "wall_time_s",
+}  # fmt: skip
+
+
+def small_spec(lab="lab-c", n_exp=2, seeds=(0, 1)) -> SweepSpec:
+    spec = get_lab(lab).sweep("smoke", seeds)
+    return SweepSpec(spec.lab, spec.profile, spec.experiments[:n_exp], spec.seeds)
+
+
+def test_records_carry_provenance_and_match_budget(tmp_path):
+    spec = small_spec()
+    recs = run_sweep(spec, tmp_path / "r.jsonl")
+    assert len(recs) == spec.n_runs() == 4
+    for r in recs:
+        assert PROVENANCE <= set(r)
+        assert abs(r["param_relative_error"]) <= 0.02
+        assert set(r["versions"]) >= {"python", "torch", "numpy", "rnnlab"}
+        assert r["metrics"]["metric"] == "accuracy" and 0 <= r["metrics"]["test"] <= 1
+    assert load_results(tmp_path / "r.jsonl") == json.loads(json.dumps(recs))
+
+
+def test_resume_after_partial_run_loses_and_repeats_nothing(tmp_path):
+    spec = small_spec(n_exp=2, seeds=(0, 1, 2))
+    out = tmp_path / "r.jsonl"
+    first = run_sweep(spec, out, max_runs=2)
+    assert len(load_results(out)) == 2
+    before = out.read_text().splitlines()
+    done = run_sweep(spec, out)
+    ids = [r["run_id"] for r in done]
+    assert len(ids) == len(set(ids)) == spec.n_runs()
+    assert out.read_text().splitlines()[:2] == before
+    assert [r["run_id"] for r in first] == ids[:2]
+
+
+def test_tuning_phase_picks_rate_then_evaluates(tmp_path):
+    spec = small_spec(n_exp=1, seeds=(0,))
+    exp = spec.experiments[0]
+    import dataclasses
+
+    exp = dataclasses.replace(exp, lr_grid=(1e-7, 3e-2))
+    spec = SweepSpec(spec.lab, spec.profile, (exp,), (0,))
+    recs = run_sweep(spec, tmp_path / "r.jsonl")
+    roles = [r["role"] for r in recs]
+    assert roles.count("tune") == 2 and roles.count("eval") == 1
+    tune = {r["lr"]: r["metrics"]["val"] for r in recs if r["role"] == "tune"}
+    chosen = next(r["lr"] for r in recs if r["role"] == "eval")
+    assert tune[chosen] == max(tune.values())
+
+
+def test_killed_cli_sweep_resumes_with_the_right_number_of_lines(tmp_path):
+    out = tmp_path / "lab-c.jsonl"
+    cmd = [sys.executable, "-m", "rnnlab", "run", "lab-c", "--profile", "smoke", "--out", str(out)]
+    env = {**os.environ, "TQDM_DISABLE": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = len(load_results(out))
+    expected = get_lab("lab-c").sweep("smoke").n_runs()
+    assert 2 <= partial < expected, "the kill came too late to test resume"
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    recs = load_results(out)
+    ids = [r["run_id"] for r in recs]
+    assert len(ids) == len(set(ids)) == expected
+
+
+def test_corrupt_line_names_file_and_line_and_overwrites_nothing(tmp_path):
+    out = tmp_path / "r.jsonl"
+    spec = small_spec(n_exp=1, seeds=(0,))
+    run_sweep(spec, out)
+    good = out.read_text()
+    out.write_text(good + '{"run_id": "x", "lab": "lab-c", "prof')  # a truncated line
+    damaged = out.read_text()
+    with pytest.raises(ResultsFileError, match=rf"{out.name}:2"):
+        run_sweep(small_spec(n_exp=2, seeds=(0,)), out)
+    assert out.read_text() == damaged
+    out.write_text(good + '["not", "a", "record"]\n')
+    with pytest.raises(ResultsFileError, match=r":2: not a run record"):
+        load_results(out)
+
+
+def test_results_of_another_lab_are_refused(tmp_path):
+    out = tmp_path / "r.jsonl"
+    run_sweep(small_spec("lab-c", 1, (0,)), out)
+    with pytest.raises(ResultsFileError, match="lab 'lab-c'"):
+        run_sweep(small_spec("lab-a", 1, (0,)), out)
+
+
+def test_two_processes_write_every_run_once(tmp_path):
+    spec = small_spec(n_exp=2, seeds=(0, 1))
+    recs = run_sweep(spec, tmp_path / "r.jsonl", jobs=2)
+    ids = [r["run_id"] for r in recs]
+    assert len(ids) == len(set(ids)) == spec.n_runs()
+    assert all(r["threads"] == 1 for r in recs)
+
+
+def test_shards_partition_the_experiments():
+    exps = get_lab("lab-c").sweep("smoke").experiments
+    parts = [shard(exps, i, 3) for i in range(3)]
+    assert sorted(e.key for p in parts for e in p) == sorted(e.key for e in exps)
+    with pytest.raises(ValueError, match="shard index"):
+        shard(exps, 3, 3)
+
+
+def test_smoke_profile_is_deterministic(tmp_path):
+    spec = small_spec(n_exp=1, seeds=(0,))
+    a = run_sweep(spec, tmp_path / "a.jsonl")
+    b = run_sweep(spec, tmp_path / "b.jsonl")
+    assert [r["metrics"]["test"] for r in a] == [r["metrics"]["test"] for r in b]
+    assert [r["curves"] for r in a] == [
+        [dict(p, elapsed_s=q["elapsed_s"]) for p, q in zip(r2["curves"], r["curves"], strict=True)]
+        for r2, r in zip(b, a, strict=True)
+    ]
+
+
+def test_committed_results_load(tmp_path):
+    from rnnlab.paths import results_dir
+
+    for path in sorted(Path(results_dir()).glob("*.jsonl")):
+        recs = load_results(path)
+        assert recs, f"{path} is empty"
+        assert all(PROVENANCE <= set(r) for r in recs)
