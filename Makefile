@@ -8,10 +8,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
+# Progress bars are for people; builds and tests run without them.
+export TQDM_DISABLE := 1
 
-.PHONY: help setup book book-build test lint unit notebooks browser student results benchmarks clean
+.PHONY: help setup vendor book book-build test lint unit notebooks browser student results benchmarks clean
 
 help:
 	@echo "make book   - set up .venv and build the course website into _build/html"
@@ -25,15 +26,22 @@ $(STAMP): pyproject.toml scripts/install_torch.sh
 	$(BIN)/python -m pip install -q -e ".[book,test]"
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) vendor
+
+# The site's JavaScript (MathJax 3, RequireJS, Jupyter widgets; axe-core for the browser tests),
+# pinned in package-lock.json, installed with `npm ci` and copied into _vendored/ (git-ignored).
+vendor:
+	$(PYTHON) scripts/vendor_assets.py
 
 # Clean, strict build: no cached execution is reused, warnings are errors, notebooks run in smoke.
+# "Run it yourself" cells write their smoke sweeps under _build/, so a clean build starts afresh.
 book: $(STAMP)
 	rm -rf _build
 	$(MAKE) --no-print-directory book-build
 
-book-build:
-	RNNLAB_PROFILE=smoke $(BIN)/jupyter-book build . --all -W -n --keep-going
+book-build: vendor
+	RNNLAB_PROFILE=smoke RNNLAB_RUNS_DIR=$(CURDIR)/_build/runs \
+	  $(BIN)/jupyter-book build . --all -W -n --keep-going
 	@echo "Built: _build/html/index.html"
 
 lint: $(STAMP)
@@ -42,10 +50,15 @@ lint: $(STAMP)
 	$(BIN)/nbstripout --keep-id --verify $$(git ls-files 'chapters/*.ipynb' 'chapters/**/*.ipynb')
 
 unit: $(STAMP)
-	RNNLAB_PROFILE=smoke $(BIN)/python -m pytest -n 2 -q tests
+	RNNLAB_PROFILE=smoke $(BIN)/python -m pytest -n 2 -q tests --ignore=tests/browser
+
+# Real headless Chromium over the built site (run `make book` first); a missing browser fails here.
+browser: $(STAMP) vendor
+	RNNLAB_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
 notebooks: $(STAMP)
-	RNNLAB_PROFILE=smoke $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env -p no:randomly chapters
+	RNNLAB_PROFILE=smoke RNNLAB_RUNS_DIR=$(CURDIR)/_build/nbval-runs \
+	  $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env -p no:randomly chapters
 
 test: $(STAMP)
 	$(MAKE) --no-print-directory lint
@@ -53,6 +66,7 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory notebooks
 	rm -rf _build
 	$(MAKE) --no-print-directory book-build
+	$(MAKE) --no-print-directory browser
 
 student: $(STAMP)
 	$(BIN)/python -m rnnlab.student chapters student

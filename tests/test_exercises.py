@@ -224,3 +224,70 @@ def test_compare_cases_rejects_bad_arguments() -> None:
         exercises.compare_cases("neg", abs, abs, [{"x": 1}], atol=-1.0)
     with pytest.raises(ValueError, match="bidirectional"):
         exercises.check_stack_formula(lambda: 0, bidirectional="yes")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------ lab checks
+
+
+def _stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+LAB_CHECKS = [
+    (
+        exercises.check_welch_interval,
+        lambda wide, deep: __import__("rnnlab.stats").stats.welch_interval(wide, deep)[:3],
+        lambda wide, deep: (0.0, -1.0, 1.0),
+    ),
+    (
+        exercises.check_verdict_rule,
+        lambda low, high, claim: __import__("rnnlab.stats").stats.verdict_from_interval(
+            low, high, claim
+        ),
+        # a plausible mistake: an interval touching 0 counted as excluding it
+        lambda low, high, claim: (
+            ("supported" if claim == "depth" else "contradicted")
+            if low >= 0
+            else ("supported" if claim == "width" else "contradicted")
+            if high <= 0
+            else "inconclusive"
+        ),
+    ),
+    (
+        exercises.check_bits_per_char,
+        lambda nats_per_char: nats_per_char / math.log(2),
+        lambda nats_per_char: nats_per_char / math.log(10),
+    ),
+    (
+        exercises.check_depth_advantage,
+        lambda wide_mean, deep_mean, higher_is_better: (
+            (deep_mean - wide_mean) * (1 if higher_is_better else -1)
+        ),
+        lambda wide_mean, deep_mean, higher_is_better: deep_mean - wide_mean,  # forgets the flip
+    ),
+    (
+        exercises.check_model_width,
+        lambda budget, vocab_size, embedding_dim, num_classes, num_layers: (
+            params.matched_width(
+                budget,
+                embedding_dim,
+                num_layers,
+                output_size=num_classes,
+                extra_params=vocab_size * embedding_dim,
+            ).hidden_size
+        ),
+        # a plausible mistake: forgets the embedding and the head
+        lambda budget, vocab_size, embedding_dim, num_classes, num_layers: (
+            params.matched_width(budget, embedding_dim, num_layers).hidden_size
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("check,right,wrong", LAB_CHECKS, ids=lambda f: getattr(f, "__name__", ""))
+def test_lab_checks_pass_right_fail_wrong_and_stub(check, right, wrong, capsys):
+    assert check(right).passed
+    with pytest.raises(AssertionError):
+        check(wrong)
+    with pytest.raises(AssertionError, match="not implemented"):
+        check(_stub)

@@ -81,10 +81,10 @@ def test_untied_budget_drives_the_matched_widths() -> None:
 
 def test_figure_is_redrawn_on_change() -> None:
     explorer = ParameterExplorer(input_size=16, hidden_size=64, num_layers=1)
-    png = bytes(explorer.image.value)
+    png = explorer.png
     assert png.startswith(b"\x89PNG")
     explorer.hidden_size.value = 96
-    redrawn = bytes(explorer.image.value)
+    redrawn = explorer.png
     assert redrawn.startswith(b"\x89PNG") and redrawn != png
 
 
@@ -93,7 +93,8 @@ def test_parameter_explorer_displays_a_static_copy(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
     explorer = parameter_explorer(input_size=8, hidden_size=32, num_layers=2)
     kinds = [type(obj).__name__ for obj in shown]
-    assert kinds == ["HTML", "Image"]
+    assert kinds == ["HTML", "HTML"]
+    assert '<img alt="Line plot of LSTM parameters' in shown[1].data
     assert f"{params.lstm_param_count(8, 32, 2):,}" in shown[0].data
     bundle = explorer._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

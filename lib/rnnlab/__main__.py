@@ -1,4 +1,4 @@
-"""Command line: ``python -m rnnlab {labs,run,summarize,merge,reproduce}``.
+"""Command line: ``python -m rnnlab {labs,run,summarize,merge,reproduce,findings}``.
 
 Examples::
 
@@ -17,94 +17,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from rnnlab import analysis
-from rnnlab.labs import LABS, get_lab, resolve_profile
-from rnnlab.sweep import (
-    SweepSpec,
-    load_results,
-    progress_line,
-    run_sweep,
-    shard,
-    write_results_atomic,
-)
-
-
-def _parse_seeds(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
-    """``"5"`` means seeds 0..4; ``"0,3,7"`` means exactly those."""
-    if text is None:
-        return default
-    try:
-        if "," in text:
-            seeds = tuple(int(s) for s in text.split(","))
-        else:
-            seeds = tuple(range(int(text)))
-    except ValueError:
-        raise ValueError(
-            f"--seeds must be a count like 5 or a list like 0,1,2, got {text!r}"
-        ) from None
-    if not seeds or any(s < 0 for s in seeds):
-        raise ValueError(f"--seeds must name at least one seed >= 0, got {text!r}")
-    return seeds
-
-
-def _parse_shard(text: str | None) -> tuple[int, int] | None:
-    """``"2/3"`` is the second of three shards (1-based on the command line)."""
-    if text is None:
-        return None
-    try:
-        i, n = (int(p) for p in text.split("/"))
-    except ValueError:
-        raise ValueError(f"--shard must look like i/n (e.g. 1/2), got {text!r}") from None
-    if not (n >= 1 and 1 <= i <= n):
-        raise ValueError(f"--shard i/n needs 1 <= i <= n, got {text!r}")
-    return i - 1, n
+from rnnlab.labs import LABS, get_lab, resolve_profile, run_lab
+from rnnlab.sweep import load_results, write_results_atomic
 
 
 def cmd_labs(args: argparse.Namespace) -> int:
     for lab in LABS.values():
         print(f"{lab.name}\t{lab.description}")
     return 0
-
-
-def run_lab(
-    name: str,
-    *,
-    profile: str | None,
-    out: Path,
-    seeds: str | None = None,
-    shard_text: str | None = None,
-    jobs: int = 1,
-    device: str | None = None,
-    threads: int | None = None,
-) -> list[dict]:
-    lab = get_lab(name)
-    prof = resolve_profile(profile)
-    spec = lab.sweep(prof.name, _parse_seeds(seeds, prof.seeds))
-    part = _parse_shard(shard_text)
-    if part is not None:
-        spec = SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
-    total = spec.n_runs()
-    already = len(load_results(out))
-    print(
-        f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} experiments, "
-        f"{len(spec.seeds)} seeds, {total} runs; {already} already in {out}",
-        flush=True,
-    )
-    if not prof.evidence:
-        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
-    t0 = time.perf_counter()
-    done = [already]
-
-    def log(rec: dict) -> None:
-        done[0] += 1
-        print(progress_line(rec, done[0], total), flush=True)
-
-    records = run_sweep(spec, out, jobs=jobs, device=device, threads=threads, on_record=log)
-    print(f"{lab.name}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
-    return records
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -187,6 +110,25 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_findings(args: argparse.Namespace) -> int:
+    from rnnlab import findings
+    from rnnlab.paths import repo_root, results_dir
+
+    page = Path(args.page) if args.page else repo_root() / "chapters" / "05_findings.md"
+    if args.write:
+        text = page.read_text(encoding="utf-8")
+        page.write_text(findings.splice(text, findings.findings_markdown(results_dir())))
+        print(f"wrote {page}")
+        return 0
+    diff = findings.check_page(page, results_dir())
+    if diff:
+        print("\n".join(diff))
+        print(f"{page} disagrees with data/results/: run python -m rnnlab findings --write")
+        return 1
+    print(f"{page} agrees with data/results/")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rnnlab", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -214,6 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=int, default=2)
     rp.add_argument("--device")
     rp.set_defaults(func=cmd_reproduce)
+    f = sub.add_parser("findings", help="check (or --write) the Findings page against the data")
+    f.add_argument("--write", action="store_true")
+    f.add_argument("--page")
+    f.set_defaults(func=cmd_findings)
     return p
 
 

@@ -34,8 +34,13 @@ from rnnlab import params
 __all__ = [
     "CaseResult",
     "CheckReport",
+    "check_bits_per_char",
+    "check_depth_advantage",
     "check_gru_count",
     "check_matched_width",
+    "check_model_width",
+    "check_verdict_rule",
+    "check_welch_interval",
     "check_stack_formula",
     "compare_cases",
     "report",
@@ -333,3 +338,171 @@ def check_stack_formula(answer: Callable[[], Any], *, bidirectional: bool = Fals
 
     name = "check_stack_formula" + ("(bidirectional)" if bidirectional else "")
     return report(compare_cases(name, evaluate, reference, COUNT_CASES))
+
+
+# --------------------------------------------------------------------------------------------
+# Labs: statistics and fair comparisons
+# --------------------------------------------------------------------------------------------
+
+#: Pairs of per-seed scores (wide, deep) tried by the interval and verdict checks.
+SCORE_CASES: tuple[dict[str, Any], ...] = (
+    {"wide": (0.90, 0.92, 0.88, 0.95, 0.91), "deep": (0.80, 0.83, 0.79, 0.85, 0.81)},
+    {"wide": (0.60, 0.61, 0.59, 0.62, 0.60), "deep": (0.66, 0.64, 0.65, 0.69, 0.70)},
+    {"wide": (1.0, 1.2, 0.9, 1.1), "deep": (1.5, 1.7, 1.4, 1.9, 1.6)},
+    {"wide": (0.5, 0.7, 0.4, 0.6, 0.55), "deep": (0.52, 0.68, 0.45, 0.61, 0.5)},
+)
+
+
+def _welch_reference(wide: Sequence[float], deep: Sequence[float]) -> tuple[float, float, float]:
+    from rnnlab import stats
+
+    diff, low, high, _ = stats.welch_interval(list(wide), list(deep))
+    return (float(diff), float(low), float(high))
+
+
+def _tuple_diff(expected: Any, got: Any) -> float:
+    try:
+        return max(abs(float(a) - float(b)) for a, b in zip(expected, got, strict=True))
+    except (TypeError, ValueError):
+        return math.inf
+
+
+def check_welch_interval(answer: Callable[[Sequence[float], Sequence[float]], Any]) -> CheckReport:
+    r"""Check ``answer(wide, deep) -> (diff, low, high)``: the difference of means
+    :math:`\bar x_\text{deep} - \bar x_\text{wide}` and its 95% Welch interval.
+
+    Reference: :func:`rnnlab.stats.welch_interval` (which equals SciPy's
+    ``ttest_ind(deep, wide, equal_var=False).confidence_interval()``). Accepted within 1e-6.
+    """
+
+    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
+        return _tuple_diff(expected, got) <= 1e-6
+
+    check = compare_cases(
+        "check_welch_interval", answer, _welch_reference, SCORE_CASES, accept=accept
+    )
+    # compare_cases measures differences of numbers only; show the tuple distance instead
+    results = tuple(
+        CaseResult(r.case, r.expected, r.got, r.passed, _tuple_diff(r.expected, r.got), r.error)
+        if not r.error
+        else r
+        for r in check.results
+    )
+    return report(CheckReport(check.name, results, check.not_implemented))
+
+
+#: (low, high, claim) cases of the verdict rule, including the edge cases.
+VERDICT_CASES: tuple[dict[str, Any], ...] = tuple(
+    {"low": lo, "high": hi, "claim": c}
+    for lo, hi in [(0.01, 0.2), (-0.3, -0.02), (-0.1, 0.1), (0.0, 0.3), (-0.2, 0.0)]
+    for c in ("depth", "width")
+)
+
+
+def check_verdict_rule(answer: Callable[[float, float, str], str]) -> CheckReport:
+    """Check ``answer(low, high, claim) -> "supported" | "contradicted" | "inconclusive"``: the
+    course's pre-declared rule for a 95% interval of (depth − width), positive = depth better.
+
+    Reference: :func:`rnnlab.stats.verdict_from_interval`. An interval that touches 0 does not
+    exclude it.
+    """
+    from rnnlab import stats
+
+    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
+        return got == expected
+
+    return report(
+        compare_cases(
+            "check_verdict_rule", answer, stats.verdict_from_interval, VERDICT_CASES, accept=accept
+        )
+    )
+
+
+#: Task-shaped models tried by :func:`check_model_width`.
+MODEL_CASES: tuple[dict[str, Any], ...] = (
+    {"budget": 8_000, "vocab_size": 10, "embedding_dim": 16, "num_classes": 10, "num_layers": 1},
+    {"budget": 8_000, "vocab_size": 10, "embedding_dim": 16, "num_classes": 10, "num_layers": 4},
+    {"budget": 50_000, "vocab_size": 96, "embedding_dim": 32, "num_classes": 96, "num_layers": 2},
+    {"budget": 100_000, "vocab_size": 96, "embedding_dim": 32, "num_classes": 96, "num_layers": 3},
+    {"budget": 20_000, "vocab_size": 16, "embedding_dim": 16, "num_classes": 10, "num_layers": 2},
+)
+
+
+def check_model_width(answer: Callable[..., int]) -> CheckReport:
+    r"""Check ``answer(budget, vocab_size, embedding_dim, num_classes, num_layers) -> int``: the
+    hidden size whose *total* count (embedding :math:`Ve` + LSTM + head :math:`dC + C`) is nearest
+    the budget.
+
+    Reference: :func:`rnnlab.models.matched_config` (ties accepted). Differences are in units.
+    """
+    from rnnlab.models import ModelConfig
+
+    def total(case: Mapping[str, Any], width: int) -> int:
+        return ModelConfig(
+            kind="classify",
+            num_layers=case["num_layers"],
+            hidden_size=width,
+            num_classes=case["num_classes"],
+            vocab_size=case["vocab_size"],
+            embedding_dim=case["embedding_dim"],
+        ).param_count()
+
+    def reference(budget, vocab_size, embedding_dim, num_classes, num_layers) -> int:
+        emb = params.embedding_param_count(vocab_size, embedding_dim)
+        return params.matched_width(
+            budget, embedding_dim, num_layers, output_size=num_classes, extra_params=emb
+        ).hidden_size
+
+    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
+        if isinstance(got, bool) or not isinstance(got, numbers.Integral) or got < 1:
+            return False
+        best = abs(total(case, expected) - case["budget"])
+        return abs(total(case, int(got)) - case["budget"]) == best
+
+    return report(compare_cases("check_model_width", answer, reference, MODEL_CASES, accept=accept))
+
+
+#: (mean cross-entropy in nats per character) cases for :func:`check_bits_per_char`.
+BPC_CASES: tuple[dict[str, Any], ...] = tuple(
+    {"nats_per_char": v} for v in (0.0, 0.6931471805599453, 1.2, 2.5, 4.564348191467836)
+)
+
+
+def check_bits_per_char(answer: Callable[[float], float]) -> CheckReport:
+    r"""Check ``answer(nats_per_char) -> bits_per_char``: PyTorch's cross-entropy is in nats
+    (natural log); bits per character divide it by :math:`\ln 2`. Accepted within 1e-9."""
+    return report(
+        compare_cases(
+            "check_bits_per_char",
+            answer,
+            lambda nats_per_char: nats_per_char / math.log(2),
+            BPC_CASES,
+            atol=1e-9,
+        )
+    )
+
+
+#: (wide mean, deep mean, higher_is_better) cases for :func:`check_depth_advantage`.
+ADVANTAGE_CASES: tuple[dict[str, Any], ...] = (
+    {"wide_mean": 0.9, "deep_mean": 0.8, "higher_is_better": True},
+    {"wide_mean": 0.6, "deep_mean": 0.7, "higher_is_better": True},
+    {"wide_mean": 2.05, "deep_mean": 1.92, "higher_is_better": False},
+    {"wide_mean": 1.70, "deep_mean": 1.76, "higher_is_better": False},
+)
+
+
+def check_depth_advantage(answer: Callable[[float, float, bool], float]) -> CheckReport:
+    """Check ``answer(wide_mean, deep_mean, higher_is_better) -> float``: the depth advantage,
+    positive when the deep model is better, for accuracies (higher is better) and for bits per
+    character (lower is better). Accepted within 1e-12."""
+    return report(
+        compare_cases(
+            "check_depth_advantage",
+            answer,
+            lambda wide_mean, deep_mean, higher_is_better: (
+                (deep_mean - wide_mean) * (1 if higher_is_better else -1)
+            ),
+            ADVANTAGE_CASES,
+            atol=1e-12,
+        )
+    )

@@ -20,10 +20,19 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from rnnlab.sweep import Experiment, SweepSpec
+from rnnlab.sweep import (
+    Experiment,
+    SweepSpec,
+    load_results,
+    progress_line,
+    run_sweep,
+    shard,
+)
 from rnnlab.train import TrainConfig
 
 # ----------------------------------------------------------------------------- profiles
@@ -416,3 +425,92 @@ def get_lab(name: str) -> Lab:
     if name not in LABS:
         raise ValueError(f"lab must be one of {sorted(LABS)}, got {name!r}")
     return LABS[name]
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _parse_seeds(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
+    """``"5"`` means seeds 0..4; ``"0,3,7"`` means exactly those."""
+    if text is None:
+        return default
+    try:
+        if "," in text:
+            seeds = tuple(int(s) for s in text.split(","))
+        else:
+            seeds = tuple(range(int(text)))
+    except ValueError:
+        raise ValueError(
+            f"--seeds must be a count like 5 or a list like 0,1,2, got {text!r}"
+        ) from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise ValueError(f"--seeds must name at least one seed >= 0, got {text!r}")
+    return seeds
+
+
+def _parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"2/3"`` is the second of three shards (1-based on the command line)."""
+    if text is None:
+        return None
+    try:
+        i, n = (int(p) for p in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must look like i/n (e.g. 1/2), got {text!r}") from None
+    if not (n >= 1 and 1 <= i <= n):
+        raise ValueError(f"--shard i/n needs 1 <= i <= n, got {text!r}")
+    return i - 1, n
+
+
+def run_lab(
+    name: str,
+    *,
+    profile: str | None,
+    out: Path,
+    seeds: str | None = None,
+    shard_text: str | None = None,
+    jobs: int = 1,
+    device: str | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+) -> list[dict]:
+    """Run (or resume) lab ``name`` in ``profile``, writing every finished run to ``out``.
+
+    ``seeds`` is a count (``"5"``: seeds 0..4) or a list (``"0,3"``); ``shard_text`` is
+    ``"i/n"`` to run the i-th of n slices of the experiments (merge the files afterwards with
+    ``python -m rnnlab merge``). Prints one line per finished run; returns every record in
+    ``out``.
+    """
+    lab = get_lab(name)
+    prof = resolve_profile(profile)
+    spec = lab.sweep(prof.name, _parse_seeds(seeds, prof.seeds))
+    part = _parse_shard(shard_text)
+    if part is not None:
+        spec = SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
+    total = spec.n_runs()
+    already = len(load_results(out))
+    print(
+        f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} experiments, "
+        f"{len(spec.seeds)} seeds, {total} runs; {already} already in {out}",
+        flush=True,
+    )
+    if not prof.evidence:
+        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
+    t0 = time.perf_counter()
+    done = [already]
+
+    def log(rec: dict) -> None:
+        done[0] += 1
+        print(progress_line(rec, done[0], total), flush=True)
+
+    records = run_sweep(
+        spec, out, jobs=jobs, device=device, threads=threads, on_record=log, progress=progress
+    )
+    print(f"{lab.name}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    return records
+
+
+def load_reference(lab: str, profile: str = "cpu") -> list[dict]:
+    """The committed reference results of ``lab`` in ``profile`` (``data/results/``), or ``[]``."""
+    from rnnlab.paths import results_dir
+
+    return load_results(results_dir() / f"{get_lab(lab).name}-{profile}.jsonl")

@@ -31,3 +31,17 @@ def repo_root() -> Path:
 def results_dir() -> Path:
     """``data/results/``: committed reference results, one JSON Lines file per lab and profile."""
     return repo_root() / "data" / "results"
+
+
+def runs_dir() -> Path:
+    """Where "run it yourself" sweeps write: ``$RNNLAB_RUNS_DIR`` if set, else ``runs/``.
+
+    On Colab, point it at Google Drive so a long sweep survives a disconnect::
+
+        from google.colab import drive; drive.mount("/content/drive")
+        os.environ["RNNLAB_RUNS_DIR"] = "/content/drive/MyDrive/rnnlab-runs"
+
+    Rerunning the same cell then resumes: finished runs are read back and skipped.
+    """
+    env = os.environ.get("RNNLAB_RUNS_DIR")
+    return Path(env) if env else repo_root() / "runs"

@@ -11,6 +11,17 @@ Parameter-count figures (chapter 1):
   budget-matched widths marked.
 - :func:`halving_ratio_figure`: how much of a one-layer budget a two-layer stack at half the width
   uses, over input sizes :math:`m` and widths :math:`d`, with its :math:`3/4` asymptote.
+
+Lab figures (drawn from result records; every one takes a ``source`` string naming the profile,
+hardware, seeds and date of the results, printed under the figure):
+
+- :func:`depth_comparison_figure`: per cell, the test score of every seed (points) and the mean
+  with its 95% interval (bars), by number of layers.
+- :func:`gap_vs_budget_figure`: the depth-minus-width effect with its 95% interval against the
+  parameter budget (does the verdict change with scale?).
+- :func:`curve_gap_figure`: the same effect along training (does it change with compute?).
+- :func:`gap_heatmap`: the effect over a two-way grid (nesting depth x training-set size).
+- :func:`group_score_figure`: the test score per group (e.g. nesting depth) by number of layers.
 """
 
 from __future__ import annotations
@@ -23,7 +34,15 @@ from matplotlib.ticker import FuncFormatter
 
 from rnnlab import params
 
-__all__ = ["halving_ratio_figure", "param_count_vs_width"]
+__all__ = [
+    "curve_gap_figure",
+    "depth_comparison_figure",
+    "gap_heatmap",
+    "gap_vs_budget_figure",
+    "group_score_figure",
+    "halving_ratio_figure",
+    "param_count_vs_width",
+]
 
 #: Colours (Okabe-Ito, colour-blind safe) and line styles for L = 1, 2, 3, 4, ... layers.
 LAYER_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
@@ -219,4 +238,224 @@ def halving_ratio_figure(
     ax_map.set_ylabel("input size m (features, log scale)")
     ax_map.set_title("share of the one-layer budget kept")
     fig.colorbar(mesh, ax=ax_map, label=f"P_{n}(d/2) / P_1(d) (ratio)")
+    return fig
+
+
+# ----------------------------------------------------------------------------- lab figures
+
+METRIC_LABELS = {
+    "accuracy": "test accuracy (fraction correct)",
+    "sequence_accuracy": "test sequence accuracy (fraction of sequences all correct)",
+    "bits_per_char": "test bits per character (lower is better)",
+}
+
+
+def _source_note(fig: Figure, source: str) -> None:
+    """Print where the numbers come from under the figure (space reserved by the layout)."""
+    if source:
+        import textwrap
+
+        width = int(fig.get_figwidth() * 17)
+        fig.supxlabel(textwrap.fill("Source: " + source, width), fontsize=7, color="0.3")
+
+
+def depth_comparison_figure(
+    records: Sequence[dict],
+    *,
+    title: str,
+    source: str = "",
+    ncols: int = 3,
+    panel_size: tuple[float, float] = (3.6, 3.0),
+) -> Figure:
+    """One panel per cell: every seed's test score (points) and mean ± 95% CI (bars) by depth.
+
+    Panels share nothing but the x axis (number of layers); each y axis is labelled with the
+    cell's metric. Widths are written under the depths, so the trade-off is visible.
+    """
+    from rnnlab import analysis, stats
+
+    by_cell = analysis.scores_by_cell(records)
+    evals = [r for r in records if r.get("role") == "eval"]
+    cells = sorted(by_cell, key=analysis.cell_name)
+    if not cells:
+        raise ValueError("records must hold at least one eval run, got none")
+    n = len(cells)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows + 0.9), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    rng = np.random.default_rng(0)
+    for ax, cell in zip(axes, cells, strict=False):
+        by_l = by_cell[cell]
+        in_cell = [r for r in evals if analysis.cell_of(r) == cell]
+        metric = in_cell[0]["metrics"]["metric"]
+        widths = {r["num_layers"]: r["model"]["hidden_size"] for r in in_cell}
+        for i, (depth, values) in enumerate(sorted(by_l.items())):
+            color = LAYER_COLORS[min(depth, len(LAYER_COLORS)) - 1]
+            jitter = rng.uniform(-0.08, 0.08, len(values))
+            ax.scatter(np.full(len(values), i) + jitter, values, s=14, color=color, alpha=0.6)
+            s = stats.summarize(values)
+            err = None if np.isnan(s.ci_low) else [[s.mean - s.ci_low], [s.ci_high - s.mean]]
+            ax.errorbar([i + 0.25], [s.mean], yerr=err, fmt="s", color=color, capsize=4, ms=5)
+        ax.set_xticks(range(len(by_l)))
+        ax.set_xticklabels([f"L={d}\nd={widths[d]}" for d in sorted(by_l)])
+        ax.set_xlabel("layers L and hidden size d (units)")
+        ax.set_ylabel(METRIC_LABELS.get(metric, metric), fontsize=8)
+        ax.set_title(analysis.cell_name(cell), fontsize=9)
+        ax.grid(alpha=0.3)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    fig.suptitle(title + "\n(points: seeds; squares and bars: mean and 95% CI)", fontsize=10)
+    _source_note(fig, source)
+    return fig
+
+
+def gap_vs_budget_figure(
+    comparisons: Sequence, *, title: str, source: str = "", group_key: str = "task"
+) -> Figure:
+    """The depth-minus-width effect (positive: depth better) with 95% CIs against the budget,
+    one line per ``group_key`` (e.g. task or corpus). ``comparisons`` are
+    :class:`rnnlab.analysis.CellComparison` objects."""
+    fig = Figure(figsize=(7.0, 4.4), layout="constrained")
+    ax = fig.subplots()
+    groups: dict[str, list] = {}
+    for c in comparisons:
+        groups.setdefault(str(dict(c.cell).get(group_key)), []).append(c)
+    if not groups:
+        raise ValueError("comparisons must not be empty")
+    for i, (name, cs) in enumerate(sorted(groups.items())):
+        cs = sorted(cs, key=lambda c: dict(c.cell)["budget"])
+        x = [dict(c.cell)["budget"] for c in cs]
+        y = [c.comparison.effect for c in cs]
+        lo = [c.comparison.effect - c.comparison.ci_low for c in cs]
+        hi = [c.comparison.ci_high - c.comparison.effect for c in cs]
+        ax.errorbar(
+            x,
+            y,
+            yerr=[lo, hi],
+            fmt="o" + LAYER_STYLES[i % len(LAYER_STYLES)],
+            color=LAYER_COLORS[i % len(LAYER_COLORS)],
+            capsize=4,
+            label=f"{name} (L={cs[0].deep} vs L={cs[0].wide})",
+        )
+    ax.axhline(0, color="0.2", lw=1)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(_count_formatter())
+    ax.set_xlabel("parameter budget (count, log scale)")
+    metric = comparisons[0].metric
+    unit = "bits/char" if metric == "bits_per_char" else "accuracy points (fraction)"
+    ax.set_ylabel(f"depth advantage ({unit})\n> 0: deep better, < 0: wide better")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    _source_note(fig, source)
+    return fig
+
+
+def curve_gap_figure(
+    gaps: dict[str, list[dict]], *, title: str, source: str = "", unit: str = "bits/char"
+) -> Figure:
+    """The depth advantage along training: one line (mean) and band (95% CI) per named series;
+    ``gaps`` maps a label to :func:`rnnlab.analysis.curve_gap` output."""
+    fig = Figure(figsize=(7.0, 4.4), layout="constrained")
+    ax = fig.subplots()
+    if not gaps:
+        raise ValueError("gaps must hold at least one series")
+    for i, (name, rows) in enumerate(gaps.items()):
+        steps = [r["step"] for r in rows]
+        color = LAYER_COLORS[i % len(LAYER_COLORS)]
+        ax.plot(steps, [r["gap"] for r in rows], LAYER_STYLES[i % 4], color=color, label=name)
+        lo = np.array([r["ci_low"] for r in rows], dtype=float)
+        hi = np.array([r["ci_high"] for r in rows], dtype=float)
+        ax.fill_between(steps, lo, hi, color=color, alpha=0.15)
+    ax.axhline(0, color="0.2", lw=1)
+    ax.set_xlabel("training steps (optimizer updates)")
+    ax.set_ylabel(f"depth advantage on validation ({unit})\n> 0: deep better")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    _source_note(fig, source)
+    return fig
+
+
+def gap_heatmap(
+    comparisons: Sequence,
+    *,
+    row_key: str,
+    col_key: str,
+    title: str,
+    source: str = "",
+    row_label: str | None = None,
+    col_label: str | None = None,
+) -> Figure:
+    """A heat map of the depth advantage over a grid; each cell is annotated with the effect,
+    its 95% CI and the cell's verdict symbol (+ supports depth, − supports width, ? neither)."""
+    rows = sorted({dict(c.cell)[row_key] for c in comparisons})
+    cols = sorted({dict(c.cell)[col_key] for c in comparisons})
+    if not rows or not cols:
+        raise ValueError("comparisons must not be empty")
+    grid = np.full((len(rows), len(cols)), np.nan)
+    notes = {}
+    for c in comparisons:
+        i, j = rows.index(dict(c.cell)[row_key]), cols.index(dict(c.cell)[col_key])
+        k = c.comparison
+        grid[i, j] = k.effect
+        mark = "+" if k.ci_low > 0 else "−" if k.ci_high < 0 else "?"
+        notes[i, j] = f"{k.effect:+.3f} {mark}\n[{k.ci_low:+.3f}, {k.ci_high:+.3f}]"
+    lim = np.nanmax(np.abs(grid)) or 1.0
+    fig = Figure(figsize=(1.9 * len(cols) + 2.6, 1.2 * len(rows) + 1.8), layout="constrained")
+    ax = fig.subplots()
+    im = ax.imshow(grid, cmap="PuOr", vmin=-lim, vmax=lim, aspect="auto", origin="lower")
+    for (i, j), text in notes.items():
+        dark = abs(grid[i, j]) > 0.6 * lim
+        ax.text(j, i, text, ha="center", va="center", fontsize=8, color="w" if dark else "k")
+    ax.set_xticks(range(len(cols)), [f"{c:,}" if isinstance(c, int) else str(c) for c in cols])
+    ax.set_yticks(range(len(rows)), [str(r) for r in rows])
+    ax.set_xlabel(col_label or col_key)
+    ax.set_ylabel(row_label or row_key)
+    cb = fig.colorbar(im, ax=ax)
+    cb.set_label("depth advantage (accuracy, fraction)\n> 0: L=2 better, < 0: L=1 better")
+    ax.set_title(title + "\n(+: CI above 0, −: CI below 0, ?: CI contains 0)", fontsize=10)
+    _source_note(fig, source)
+    return fig
+
+
+def group_score_figure(
+    group_scores: dict[int, dict[str, list[float]]],
+    *,
+    title: str,
+    source: str = "",
+    group_label: str = "nesting depth",
+    metric: str = "sequence_accuracy",
+) -> Figure:
+    """Mean test score (± 95% CI over seeds) per group, one line per number of layers."""
+    from rnnlab import stats
+
+    fig = Figure(figsize=(7.0, 4.4), layout="constrained")
+    ax = fig.subplots()
+    if not group_scores:
+        raise ValueError("group_scores must not be empty")
+    for depth, by_group in sorted(group_scores.items()):
+        keys = sorted(by_group, key=lambda g: int(g) if str(g).lstrip("-").isdigit() else g)
+        summ = [stats.summarize(by_group[g]) for g in keys]
+        x = [int(g) if str(g).lstrip("-").isdigit() else g for g in keys]
+        mean = np.array([s.mean for s in summ])
+        lo = np.array([s.mean - s.ci_low if s.n > 1 else 0.0 for s in summ])
+        hi = np.array([s.ci_high - s.mean if s.n > 1 else 0.0 for s in summ])
+        c = LAYER_COLORS[min(depth, len(LAYER_COLORS)) - 1]
+        ax.errorbar(
+            x,
+            mean,
+            yerr=[lo, hi],
+            fmt="o" + LAYER_STYLES[(depth - 1) % 4],
+            color=c,
+            capsize=3,
+            label=f"L={depth}",
+        )
+    ax.set_xlabel(group_label)
+    ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    _source_note(fig, source)
     return fig

@@ -186,6 +186,29 @@ def _figure_png(values: ExplorerValues, max_layers: int) -> bytes:
     return buffer.getvalue()
 
 
+def _figure_alt(values: ExplorerValues, max_layers: int) -> str:
+    widths = ", ".join(
+        f"L={i + 1}: d={w}" for i, w in enumerate(values.matched_widths[:max_layers]) if w
+    )
+    return (
+        f"Line plot of LSTM parameters (count) against hidden size d (units) for 1 to "
+        f"{max_layers} layers at input size m={values.input_size}, with a horizontal line at the "
+        f"budget of {values.budget:,} parameters and the budget-matched widths marked ({widths})."
+    )
+
+
+def _figure_img_html(values: ExplorerValues, png: bytes, max_layers: int) -> str:
+    """The figure as an ``<img>`` with alt text (``ipywidgets.Image`` cannot carry alt text)."""
+    import base64
+    import html
+
+    if not png:
+        return "<p>No width reaches this budget.</p>"
+    alt = html.escape(_figure_alt(values, max_layers), quote=True)
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{alt}" src="data:image/png;base64,{data}" style="max-width:100%">'
+
+
 class ParameterExplorer:
     """Sliders for :math:`m, d, L`, a budget box, and a live table and figure.
 
@@ -194,7 +217,9 @@ class ParameterExplorer:
         tie_budget: :class:`ipywidgets.Checkbox`; when ticked the budget follows one layer at ``d``.
         budget: :class:`ipywidgets.BoundedIntText`, used when ``tie_budget`` is unticked.
         table: :class:`ipywidgets.HTML` holding :func:`explorer_html`.
-        image: :class:`ipywidgets.Image` holding the figure (``None`` if ``show_figure=False``).
+        image: :class:`ipywidgets.HTML` holding the figure as an ``<img>`` with alt text
+            (``None`` if ``show_figure=False``).
+        png: the figure's PNG bytes (``b""`` without a figure).
         widget: the :class:`ipywidgets.VBox` to display.
     """
 
@@ -255,8 +280,9 @@ class ParameterExplorer:
             style=style,
         )
         self.table = w.HTML(value=explorer_html(initial))
+        self.png = _figure_png(initial, max_layers) if show_figure else b""
         self.image = (
-            w.Image(format="png", value=_figure_png(initial, max_layers)) if show_figure else None
+            w.HTML(value=_figure_img_html(initial, self.png, max_layers)) if show_figure else None
         )
         self._values = initial
         for control in (
@@ -305,7 +331,8 @@ class ParameterExplorer:
         self._values = values
         self.table.value = explorer_html(values)
         if self.image is not None:
-            self.image.value = _figure_png(values, self.max_layers)
+            self.png = _figure_png(values, self.max_layers)
+            self.image.value = _figure_img_html(values, self.png, self.max_layers)
         return values
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -342,9 +369,9 @@ def parameter_explorer(
         show_figure=show_figure,
     )
     if static:
-        from IPython.display import HTML, Image, display
+        from IPython.display import HTML, display
 
         display(HTML(explorer_html(explorer.values)))
-        if explorer.image is not None and explorer.image.value:
-            display(Image(data=bytes(explorer.image.value), format="png"))
+        if explorer.png:
+            display(HTML(_figure_img_html(explorer.values, explorer.png, explorer.max_layers)))
     return explorer

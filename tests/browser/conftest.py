@@ -10,9 +10,7 @@ Environment: ``RNNLAB_SITE_DIR`` (default ``_build/html``), ``RNNLAB_CHROMIUM`` 
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -129,41 +127,3 @@ def page_report(page_path, report_cache, site_dir):
     if page_path is None:
         unavailable(f"the website is not built in {SITE_DIR}: run `make book` first")
     return report_cache.get(page_path)
-
-
-def _matches(entry: dict, page: str) -> bool:
-    return fnmatch.fnmatch(page, entry.get("pages", "*"))
-
-
-def unexpected_console_errors(
-    errors: list[str], page: str, allowlist: dict, used: set
-) -> list[str]:
-    """``errors`` not matched by an allow-list entry (a regex ``pattern`` and a ``pages`` glob)."""
-    left = []
-    for error in errors:
-        for index, entry in enumerate(allowlist["console"]):
-            if _matches(entry, page) and re.search(entry["pattern"], error):
-                used.add(("console", index))
-                break
-        else:
-            left.append(error)
-    return left
-
-
-def unexpected_axe_violations(
-    violations: list[dict], page: str, allowlist: dict, used: set
-) -> list[dict]:
-    """Violations not matched by an entry (``rule``, ``html`` substring, ``pages`` glob)."""
-    left = []
-    for violation in violations:
-        for index, entry in enumerate(allowlist["axe"]):
-            if (
-                entry["rule"] == violation["rule"]
-                and _matches(entry, page)
-                and entry.get("html", "") in violation["html"]
-            ):
-                used.add(("axe", index))
-                break
-        else:
-            left.append(violation)
-    return left

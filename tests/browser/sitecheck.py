@@ -35,6 +35,7 @@ What counts, precisely (also in README, "Browser tests"):
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Iterator
@@ -363,3 +364,42 @@ def redirect_target(html: str | Element) -> str | None:
             if match:
                 return match.group(1).strip()
     return None
+
+
+# -------------------------------------------------------------------------------- allow-list
+def _matches(entry: dict, page: str) -> bool:
+    return fnmatch.fnmatch(page, entry.get("pages", "*"))
+
+
+def unexpected_console_errors(
+    errors: list[str], page: str, allowlist: dict, used: set
+) -> list[str]:
+    """``errors`` not matched by an allow-list entry (a regex ``pattern`` and a ``pages`` glob)."""
+    left = []
+    for error in errors:
+        for index, entry in enumerate(allowlist["console"]):
+            if _matches(entry, page) and re.search(entry["pattern"], error):
+                used.add(("console", index))
+                break
+        else:
+            left.append(error)
+    return left
+
+
+def unexpected_axe_violations(
+    violations: list[dict], page: str, allowlist: dict, used: set
+) -> list[dict]:
+    """Violations not matched by an entry (``rule``, ``html`` substring, ``pages`` glob)."""
+    left = []
+    for violation in violations:
+        for index, entry in enumerate(allowlist["axe"]):
+            if (
+                entry["rule"] == violation["rule"]
+                and _matches(entry, page)
+                and entry.get("html", "") in violation["html"]
+            ):
+                used.add(("axe", index))
+                break
+        else:
+            left.append(violation)
+    return left

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, unexpected_axe_violations, unexpected_console_errors
+from probe import ROOT
 from sitecheck import (
     colab_links,
     expected_colab_url,
@@ -20,6 +20,8 @@ from sitecheck import (
     math_problems,
     parse_html,
     site_pages,
+    unexpected_axe_violations,
+    unexpected_console_errors,
 )
 
 pytestmark = pytest.mark.browser

@@ -23,6 +23,8 @@ from sitecheck import (
     parse_html,
     redirect_target,
     site_pages,
+    unexpected_axe_violations,
+    unexpected_console_errors,
 )
 
 TYPESET = '<p>Inline <span class="math notranslate"><mjx-container>x</mjx-container></span>.</p>'
@@ -207,6 +209,21 @@ def test_redirect_target() -> None:
 def test_parser_tolerates_unclosed_and_stray_tags() -> None:
     root = parse_html("<div><p>one<p>two</span></div><img src=a.png><br>")
     assert [el.tag for el in root.iter()][1:] == ["div", "p", "p", "img", "br"]
+
+
+def test_allowlist_matching_is_scoped_by_rule_element_and_page() -> None:
+    allow = {
+        "console": [{"pattern": "^uncaught: .*THEBE", "pages": "*", "reason": "r"}],
+        "axe": [{"rule": "aria-input-field-name", "html": "noUi-handle", "pages": "chapters/*"}],
+    }
+    used: set = set()
+    errors = ["uncaught: SyntaxError: Identifier 'THEBE_JS_URL'", "TypeError: x is undefined"]
+    assert unexpected_console_errors(errors, "intro.html", allow, used) == [errors[1]]
+    slider = {"rule": "aria-input-field-name", "html": '<div class="noUi-handle">'}
+    other = {"rule": "aria-input-field-name", "html": '<div role="slider">'}
+    assert unexpected_axe_violations([slider, other], "chapters/01.html", allow, used) == [other]
+    assert unexpected_axe_violations([slider], "intro.html", allow, used) == [slider]
+    assert used == {("console", 0), ("axe", 0)}
 
 
 # ------------------------------------------------- mutations of a real page, in the browser

@@ -1,0 +1,152 @@
+"""The Findings page: the seed's claims against our verdicts, generated from ``data/results/``.
+
+``chapters/05_findings.md`` holds a block between two markers that is written by
+``python -m rnnlab findings --write`` from the committed results and checked by
+``python -m rnnlab findings --check`` (and by ``tests/test_findings.py``): if the page and the
+data disagree, the check fails. Nothing in the block is typed by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from rnnlab import analysis
+from rnnlab.labs import LABS
+from rnnlab.sweep import load_results
+
+BEGIN = "<!-- BEGIN GENERATED: python -m rnnlab findings --write -->"
+END = "<!-- END GENERATED -->"
+PROFILE_ORDER = ("cpu", "gpu", "smoke")
+
+#: What the literature reports for each claim (quoted, not computed here).
+LITERATURE: dict[str, str] = {
+    "a": "Not tested at equal parameters in the works we cite; Melis et al. (2018) find that "
+    "after careful tuning, differences between LSTM variants shrink.",
+    "b": "Karpathy, Johnson & Fei-Fei (2015), character LMs at about 50K-1.3M parameters: "
+    '"depth of at least two is beneficial". Graves, Mohamed & Hinton (2013), speech: deeper '
+    "stacks beat a wide single layer at a similar number of weights. Melis et al. (2018): "
+    "small depth effects after tuning.",
+    "c1": "Not tested for LSTMs at equal parameters in the works we cite.",
+    "c2": "Not tested for LSTMs at equal parameters in the works we cite.",
+}
+
+
+def result_files(results_dir: str | Path) -> list[tuple[str, str, Path]]:
+    """``(lab, profile, path)`` for every committed results file, in lab and profile order."""
+    out = []
+    for lab in LABS:
+        for profile in PROFILE_ORDER:
+            path = Path(results_dir) / f"{lab}-{profile}.jsonl"
+            if path.exists():
+                out.append((lab, profile, path))
+    return out
+
+
+def verdict_rows(results_dir: str | Path) -> list[dict]:
+    """One row per (claim, profile): the verdict, each cell's effect and CI, completeness."""
+    rows = []
+    for lab_name, profile, path in result_files(results_dir):
+        lab = LABS[lab_name]
+        records = load_results(path)
+        expected = lab.sweep(profile).n_runs()
+        for cv in analysis.claim_verdicts(lab, records):
+            cells = [
+                {
+                    "cell": c.name,
+                    "effect": c.comparison.effect,
+                    "ci_low": c.comparison.ci_low,
+                    "ci_high": c.comparison.ci_high,
+                    "verdict": c.comparison.verdict,
+                    "metric": c.metric,
+                    "seeds": min(c.comparison.wide.n, c.comparison.deep.n),
+                }
+                for c in cv.cells
+            ]
+            rows.append(
+                {
+                    "claim": cv.claim.id,
+                    "statement": cv.claim.statement,
+                    "direction": cv.claim.direction,
+                    "lab": lab_name,
+                    "profile": profile,
+                    "verdict": cv.verdict,
+                    "cells": cells,
+                    "runs": len(records),
+                    "runs_expected": expected,
+                    "evidence": profile != "smoke",
+                    "comparison": f"L={lab.deep} vs L={lab.wide}",
+                }
+            )
+    return rows
+
+
+def _ci(c: dict) -> str:
+    if any(math.isnan(c[k]) for k in ("ci_low", "ci_high")):
+        return f"{c['effect']:+.3f} [n/a]"
+    return f"{c['effect']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]"
+
+
+def findings_markdown(results_dir: str | Path) -> str:
+    """The generated block: a claims × verdicts table, then each claim's cells with CIs."""
+    rows = [r for r in verdict_rows(results_dir) if r["evidence"]]
+    lines = [
+        BEGIN,
+        "",
+        "| claim | the seed says | side it says wins | profile | comparison | our verdict | "
+        "cells (supported / contradicted / inconclusive) | runs | literature |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    if not rows:
+        lines.append("| – | no committed reference results yet | | | | | | | |")
+    for r in rows:
+        counts = [sum(c["verdict"] == v for c in r["cells"]) for v in analysis.stats.VERDICTS]
+        complete = "" if r["runs"] >= r["runs_expected"] else " (incomplete)"
+        lines.append(
+            f"| ({r['claim']}) | {r['statement']} | {r['direction']} | {r['profile']} | "
+            f"{r['comparison']} | **{r['verdict']}** | {counts[0]} / {counts[1]} / {counts[2]} | "
+            f"{r['runs']} of {r['runs_expected']}{complete} | {LITERATURE.get(r['claim'], '')} |"
+        )
+    lines += [
+        "",
+        "Effect sizes: depth advantage (mean of the deep model minus mean of the wide one, sign",
+        "flipped for bits per character so that > 0 always means depth is better), with its 95%",
+        "Welch confidence interval over seeds, per pre-declared cell.",
+        "",
+    ]
+    for r in rows:
+        lines.append(f"**({r['claim']}), {r['profile']} profile, {r['comparison']}:**")
+        lines.append("")
+        lines.append("| cell | metric | seeds | depth advantage [95% CI] | cell verdict |")
+        lines.append("|---|---|---|---|---|")
+        for c in r["cells"]:
+            lines.append(
+                f"| {c['cell']} | {c['metric']} | {c['seeds']} | {_ci(c)} | {c['verdict']} |"
+            )
+        lines.append("")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def splice(page: str, block: str) -> str:
+    """Replace the generated block of ``page`` with ``block``."""
+    if BEGIN not in page or END not in page:
+        raise ValueError(f"the findings page must contain the markers {BEGIN!r} and {END!r}")
+    head, rest = page.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + block + tail
+
+
+def check_page(page_path: str | Path, results_dir: str | Path) -> list[str]:
+    """Differences between the page's generated block and the data (empty list: in sync)."""
+    page = Path(page_path).read_text(encoding="utf-8")
+    expected = splice(page, findings_markdown(results_dir))
+    if expected == page:
+        return []
+    import difflib
+
+    return list(
+        difflib.unified_diff(
+            page.splitlines(), expected.splitlines(), "page", "from data", lineterm="", n=0
+        )
+    )

@@ -1,0 +1,39 @@
+"""The Findings page agrees with the committed data, verdict by verdict."""
+
+import re
+
+import pytest
+
+from rnnlab import analysis, findings
+from rnnlab.labs import LABS
+from rnnlab.paths import repo_root, results_dir
+from rnnlab.sweep import load_results
+
+PAGE = repo_root() / "chapters" / "05_findings.md"
+
+
+def test_generated_block_is_in_sync_with_data():
+    diff = findings.check_page(PAGE, results_dir())
+    assert not diff, "run `python -m rnnlab findings --write`:\n" + "\n".join(diff[:40])
+
+
+def test_every_verdict_on_the_page_is_recomputed_from_the_data():
+    text = PAGE.read_text()
+    rows = re.findall(
+        r"^\| \((\w+)\) \|.*?\| (\w+) \| L=\d+ vs L=\d+ \| \*\*(\w+)\*\* \|", text, re.M
+    )
+    expected = {}
+    for lab_name, profile, path in findings.result_files(results_dir()):
+        if profile == "smoke":
+            continue
+        for cv in analysis.claim_verdicts(LABS[lab_name], load_results(path)):
+            expected[(cv.claim.id, profile)] = cv.verdict
+    assert {(c, p): v for c, p, v in rows} == expected
+    assert "smoke" not in {p for _, p, _ in rows}
+
+
+def test_splice_needs_markers():
+    with pytest.raises(ValueError, match="markers"):
+        findings.splice("no markers here", "x")
+    page = f"head\n{findings.BEGIN}\nold\n{findings.END}\ntail"
+    assert findings.splice(page, "NEW") == "head\nNEW\ntail"
