@@ -9,7 +9,6 @@ test-set score of each seed is one observation.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,16 @@ def cell_of(record: dict) -> tuple[tuple[str, object], ...]:
     labels = dict(record["experiment"]["labels"])
     labels["budget"] = record["budget"]
     return tuple(sorted(labels.items()))
+
+
+def cell_sort_key(cell: Sequence[tuple[str, object]]) -> tuple:
+    """Order cells by task, then numerically by budget, nesting and training-set size."""
+    d = dict(cell)
+    return (
+        str(d.get("task", "")),
+        str(d.get("corpus", "")),
+        *(float(d.get(k, -1) or -1) for k in ("budget", "nesting", "n_train")),
+    )
 
 
 def cell_name(cell: Sequence[tuple[str, object]]) -> str:
@@ -83,7 +92,7 @@ def compare_cells(
     evals = eval_records(records)
     by_cell = scores_by_cell(evals)
     out = []
-    for cell, by_l in sorted(by_cell.items(), key=lambda kv: json.dumps(kv[0], default=str)):
+    for cell, by_l in sorted(by_cell.items(), key=lambda kv: cell_sort_key(kv[0])):
         if wide not in by_l or deep not in by_l:
             continue
         in_cell = [r for r in evals if cell_of(r) == cell]
@@ -93,10 +102,18 @@ def compare_cells(
     return out
 
 
-def _select(cells: list[CellComparison], where: Sequence[tuple[str, object]]) -> list:
+def _select(
+    cells: list[CellComparison],
+    where: Sequence[tuple[str, object]],
+    design: Sequence[dict] | None = None,
+) -> list:
+    """The cells a claim is judged on. ``"max"``/``"min"`` are resolved over ``design`` (the
+    labels of the lab's experiments) when given, so a partial results file cannot move a claim
+    onto other cells; otherwise over the cells present."""
     chosen = cells
     for key, value in where:
-        values = [dict(c.cell).get(key) for c in chosen if key in dict(c.cell)]
+        pool = design if design is not None else [dict(c.cell) for c in chosen]
+        values = [d[key] for d in pool if key in d]
         if not values:
             return []
         target = max(values) if value == "max" else min(values) if value == "min" else value
@@ -124,10 +141,14 @@ def claim_verdicts(lab: Lab, records: Sequence[dict]) -> list[ClaimVerdict]:
     """Every claim of ``lab`` judged on ``records`` by the pre-declared rule
     (:func:`rnnlab.stats.compare` per cell, :func:`rnnlab.stats.combine_verdicts` over cells)."""
     lab_records = [r for r in records if r["lab"] == lab.name]
+    profiles = {r.get("profile") for r in lab_records}
+    design = None
+    if len(profiles) == 1 and None not in profiles:
+        design = [dict(e.labels) for e in lab.experiments(profiles.pop())]
     out = []
     for claim in lab.claims:
         cells = compare_cells(lab_records, wide=lab.wide, deep=lab.deep, claim=claim.direction)
-        chosen = tuple(_select(cells, claim.where))
+        chosen = tuple(_select(cells, claim.where, design))
         verdict = stats.combine_verdicts([c.comparison.verdict for c in chosen])
         out.append(ClaimVerdict(claim, chosen, verdict))
     return out
@@ -137,7 +158,7 @@ def summary_rows(records: Sequence[dict]) -> list[dict]:
     """One row per (cell, depth): width, exact parameters, mean ± std, 95% CI, seeds."""
     rows = []
     evals = eval_records(records)
-    for cell, by_l in scores_by_cell(evals).items():
+    for cell, by_l in sorted(scores_by_cell(evals).items(), key=lambda kv: cell_sort_key(kv[0])):
         for depth, values in by_l.items():
             rs = [r for r in evals if cell_of(r) == cell and r["num_layers"] == depth]
             s = stats.summarize(values)
@@ -157,7 +178,6 @@ def summary_rows(records: Sequence[dict]) -> list[dict]:
                     "mean_steps": sum(r["metrics"]["steps"] for r in rs) / len(rs),
                 }
             )
-    rows.sort(key=lambda r: (r["cell"], r["layers"]))
     return rows
 
 

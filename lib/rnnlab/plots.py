@@ -245,7 +245,7 @@ def halving_ratio_figure(
 
 METRIC_LABELS = {
     "accuracy": "test accuracy (fraction correct)",
-    "sequence_accuracy": "test sequence accuracy (fraction of sequences all correct)",
+    "sequence_accuracy": "test sequence accuracy (fraction)",
     "bits_per_char": "test bits per character (lower is better)",
 }
 
@@ -276,7 +276,7 @@ def depth_comparison_figure(
 
     by_cell = analysis.scores_by_cell(records)
     evals = [r for r in records if r.get("role") == "eval"]
-    cells = sorted(by_cell, key=analysis.cell_name)
+    cells = sorted(by_cell, key=analysis.cell_sort_key)
     if not cells:
         raise ValueError("records must hold at least one eval run, got none")
     n = len(cells)
@@ -341,6 +341,7 @@ def gap_vs_budget_figure(
     ax.axhline(0, color="0.2", lw=1)
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(_count_formatter())
+    ax.xaxis.set_minor_formatter(_count_formatter())
     ax.set_xlabel("parameter budget (count, log scale)")
     metric = comparisons[0].metric
     unit = "bits/char" if metric == "bits_per_char" else "accuracy points (fraction)"
