@@ -145,3 +145,29 @@ def test_committed_results_load(tmp_path):
         recs = load_results(path)
         assert recs, f"{path} is empty"
         assert all(PROVENANCE <= set(r) for r in recs)
+
+
+def test_a_committed_reference_run_reproduces_bit_for_bit():
+    """The same seed on the CPU gives the same numbers: rerun the cheapest committed cpu run."""
+    import dataclasses
+
+    from rnnlab.labs import load_reference
+    from rnnlab.sweep import run_unit
+    from rnnlab.train import TrainConfig
+
+    records = [r for r in load_reference("lab-c", "cpu") if r["role"] == "eval"]
+    if not records:
+        pytest.skip("no committed lab-c reference results")
+    rec = min(records, key=lambda r: r["wall_time_s"])
+    exp_dict = dict(rec["experiment"])
+    exp = get_lab("lab-c").sweep("cpu").experiments
+    (experiment,) = [e for e in exp if e.key == rec["experiment_key"]]
+    assert experiment.to_dict() == exp_dict
+    assert isinstance(experiment.train, TrainConfig) and dataclasses.is_dataclass(experiment)
+    again = run_unit(
+        experiment, lab="lab-c", profile="cpu", role="eval", seed=rec["seed"], lr=rec["lr"],
+        device="cpu", threads=rec["threads"],
+    )  # fmt: skip
+    assert again["metrics"]["test"] == rec["metrics"]["test"]
+    assert again["metrics"]["val"] == rec["metrics"]["val"]
+    assert [p["val"] for p in again["curves"]] == [p["val"] for p in rec["curves"]]

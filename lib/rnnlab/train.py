@@ -273,10 +273,23 @@ def _schedule(cfg: TrainConfig) -> Callable[[int], float]:
     return factor
 
 
+def _generator(device: torch.device, seed: int) -> torch.Generator:
+    """A generator on ``device`` for the batch indices (so drawing them never syncs the host)."""
+    try:
+        gen = torch.Generator(device=device)
+    except RuntimeError:  # a backend without device generators: draw on the CPU instead
+        gen = torch.Generator()
+    gen.manual_seed(seed)
+    return gen
+
+
 def _progress(total: int, desc: str | None, enabled: bool | None):
+    """A tqdm bar (notebook-aware); ``enabled=None`` leaves the choice to tqdm, which honours the
+    ``TQDM_DISABLE`` environment variable (set by the Makefile for builds and tests)."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, leave=False, disable=enabled is False, mininterval=0.5)
+    explicit = {} if enabled is None else {"disable": not enabled}
+    return tqdm(total=total, desc=desc, leave=False, mininterval=0.5, **explicit)
 
 
 def train_model(
@@ -303,8 +316,7 @@ def train_model(
     x_train, y_train = data.x_train.to(device), data.y_train.to(device)
     x_val, y_val = data.x_val.to(device), data.y_val.to(device)
     n = x_train.shape[0]
-    gen = torch.Generator(device=device)
-    gen.manual_seed(seed)
+    gen = _generator(device, seed)
 
     fused = device.type == "cuda"
     opt = torch.optim.AdamW(
@@ -328,7 +340,7 @@ def train_model(
     bar = _progress(cfg.max_steps, desc, progress)
     stopped_early = False
     for step in range(1, cfg.max_steps + 1):
-        idx = torch.randint(n, (cfg.batch_size,), generator=gen, device=device)
+        idx = torch.randint(n, (cfg.batch_size,), generator=gen, device=gen.device).to(device)
         with autocast():
             logits = model(x_train[idx])
         loss = _loss(logits, y_train[idx])
