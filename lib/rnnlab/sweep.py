@@ -202,6 +202,7 @@ def write_results_atomic(path: str | Path, records: Sequence[dict]) -> None:
                 fh.write(json.dumps(rec, sort_keys=True) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes the file private; results are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
