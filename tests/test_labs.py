@@ -3,8 +3,8 @@
 import pytest
 
 from rnnlab.analysis import claim_verdicts, compare_cells, curve_gap, summary_rows
-from rnnlab.labs import LABS, PROFILES, fit_budget, get_lab
-from rnnlab.models import matched_config
+from rnnlab.labs import LABS, PROFILES, fit_budget, get_lab, task_example
+from rnnlab.models import matched_config_for_task
 
 
 @pytest.mark.parametrize("lab", list(LABS))
@@ -24,17 +24,11 @@ def test_designs_are_budget_matched_and_fair(lab, profile):
         assert len({(e.lr_grid, e.train, e.n_train, e.task_options) for e in exps}) == 1, cell
     if profile == "cpu":  # the cpu designs read the task metadata: build a few configs for real
         for e in spec.experiments[:3]:
-            from rnnlab.labs import _task_shape
-
-            vocab, feats, classes = _task_shape(e.task, e.task_options)
-            _, match = matched_config(
-                kind="classify",
+            _, match = matched_config_for_task(
+                task_example(e.task, e.task_options),
                 budget=e.budget,
                 num_layers=e.num_layers,
-                num_classes=classes,
-                vocab_size=vocab,
-                embedding_dim=e.embedding_dim if vocab else None,
-                input_features=feats,
+                embedding_dim=e.embedding_dim,
             )
             assert abs(match.relative_error) <= 0.02
 

@@ -58,3 +58,42 @@ def test_halving_ratio_figure_draws_the_ratio_and_its_limit() -> None:
 def test_bad_input_names_the_parameter(call, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ------------------------------------------------------------------------------ lab figures
+
+
+def _labelled(fig) -> bool:
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_xlabel()]
+    return bool(axes) and all(ax.get_ylabel() for ax in axes if ax.get_xlabel())
+
+
+def test_lab_figures_from_records_have_labels_and_source():
+    import pytest
+
+    from rnnlab import analysis
+    from rnnlab.labs import load_reference
+
+    b = load_reference("lab-b", "cpu")
+    c = load_reference("lab-c", "cpu")
+    if not b or not c:
+        pytest.skip("no committed reference results")
+    src = analysis.format_provenance(analysis.provenance(b))
+    assert "profile cpu" in src and "5 seeds" in src
+    cells = analysis.compare_cells(b, wide=1, deep=2, claim="depth")
+    lm = [x for x in cells if "corpus" in dict(x.cell)]
+    dyck = [x for x in cells if "corpus" not in dict(x.cell)]
+    gaps = {x.name: analysis.curve_gap(b, x.cell, wide=1, deep=2) for x in lm}
+    grid = analysis.compare_cells(c, wide=1, deep=2, claim="depth")
+    figs = [
+        plots.depth_comparison_figure(b, title="t", source=src),
+        plots.gap_vs_budget_figure(lm, title="t", source=src, group_key="corpus"),
+        plots.curve_gap_figure(gaps, title="t", source=src),
+        plots.group_score_figure(analysis.group_scores(b, dyck[0].cell), title="t", source=src),
+        plots.gap_heatmap(grid, row_key="nesting", col_key="n_train", title="t", source=src),
+    ]
+    for fig in figs:
+        assert _labelled(fig)
+        assert fig._supxlabel is not None and "Source:" in fig._supxlabel.get_text()
+    with pytest.raises(ValueError, match="eval run"):
+        plots.depth_comparison_figure([], title="t")

@@ -90,12 +90,11 @@ def resolve_profile(name: str | None = None) -> Profile:
 
 
 @functools.lru_cache(maxsize=32)
-def _task_shape(task: str, options: tuple) -> tuple[int | None, int | None, int]:
-    """(vocab_size, input_features, num_classes) of a task, from a one-example instance."""
+def task_example(task: str, options: tuple):
+    """A one-example instance of a task: its kind, vocabulary and classes, cheaply."""
     from rnnlab.tasks import make_task
 
-    t = make_task(task, n_train=1, n_val=1, n_test=1, seed=0, **dict(options))
-    return t.vocab_size, t.input_features, t.num_classes
+    return make_task(task, n_train=1, n_val=1, n_test=1, seed=0, **dict(options))
 
 
 def fit_budget(
@@ -114,23 +113,19 @@ def fit_budget(
     per cent; this searches budgets ``target``, ``target ± 0.5%``, ... (up to ±15%) and returns the
     first one every depth reaches within ``tolerance``.
     """
-    from rnnlab.models import matched_config
+    from rnnlab.models import matched_config_for_task
 
-    vocab, features, classes = _task_shape(task, options)
-    kind = "classify"  # the kind does not change the count
+    example = task_example(task, options)
     for k in range(0, 31):
         for sign in (1, -1) if k else (1,):
             budget = round(target * (1 + sign * 0.005 * k))
             try:
                 for depth in depths:
-                    matched_config(
-                        kind=kind,
+                    matched_config_for_task(
+                        example,
                         budget=budget,
                         num_layers=depth,
-                        num_classes=classes,
-                        vocab_size=vocab,
-                        embedding_dim=embedding_dim if vocab is not None else None,
-                        input_features=features,
+                        embedding_dim=embedding_dim,
                         tolerance=tolerance,
                     )
             except ValueError:

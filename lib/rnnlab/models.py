@@ -204,6 +204,30 @@ def matched_config(
     return config, match
 
 
+def matched_config_for_task(
+    task,
+    *,
+    budget: int,
+    num_layers: int,
+    embedding_dim: int | None = 16,
+    dropout: float = 0.0,
+    tolerance: float = 0.02,
+) -> tuple[ModelConfig, params.WidthMatch]:
+    """:func:`matched_config` for a :class:`rnnlab.tasks.TaskData`: its kind, vocabulary (or
+    feature count) and number of classes; ``embedding_dim`` is used only for token inputs."""
+    return matched_config(
+        kind=task.kind,
+        budget=budget,
+        num_layers=num_layers,
+        num_classes=task.num_classes,
+        vocab_size=task.vocab_size,
+        embedding_dim=embedding_dim if task.vocab_size is not None else None,
+        input_features=task.input_features,
+        dropout=dropout,
+        tolerance=tolerance,
+    )
+
+
 def build_model(config: ModelConfig) -> StackedLSTM:
     """Build the model; its real count is checked against the formula (a cheap, permanent test)."""
     model = StackedLSTM(config)

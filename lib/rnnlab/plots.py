@@ -259,6 +259,15 @@ def _source_note(fig: Figure, source: str) -> None:
         fig.supxlabel(textwrap.fill("Source: " + source, width), fontsize=7, color="0.3")
 
 
+def _finish_gap_axes(ax, ylabel: str, title: str) -> None:
+    """The zero line, labels, legend and grid shared by the depth-advantage figures."""
+    ax.axhline(0, color="0.2", lw=1)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+
+
 def depth_comparison_figure(
     records: Sequence[dict],
     *,
@@ -338,17 +347,13 @@ def gap_vs_budget_figure(
             capsize=4,
             label=f"{name} (L={cs[0].deep} vs L={cs[0].wide})",
         )
-    ax.axhline(0, color="0.2", lw=1)
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(_count_formatter())
     ax.xaxis.set_minor_formatter(_count_formatter())
     ax.set_xlabel("parameter budget (count, log scale)")
     metric = comparisons[0].metric
     unit = "bits/char" if metric == "bits_per_char" else "accuracy points (fraction)"
-    ax.set_ylabel(f"depth advantage ({unit})\n> 0: deep better, < 0: wide better")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    _finish_gap_axes(ax, f"depth advantage ({unit})\n> 0: deep better, < 0: wide better", title)
     _source_note(fig, source)
     return fig
 
@@ -369,12 +374,8 @@ def curve_gap_figure(
         lo = np.array([r["ci_low"] for r in rows], dtype=float)
         hi = np.array([r["ci_high"] for r in rows], dtype=float)
         ax.fill_between(steps, lo, hi, color=color, alpha=0.15)
-    ax.axhline(0, color="0.2", lw=1)
     ax.set_xlabel("training steps (optimizer updates)")
-    ax.set_ylabel(f"depth advantage on validation ({unit})\n> 0: deep better")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    _finish_gap_axes(ax, f"depth advantage on validation ({unit})\n> 0: deep better", title)
     _source_note(fig, source)
     return fig
 

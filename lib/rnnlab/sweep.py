@@ -240,7 +240,7 @@ def run_unit(
     """Train one model and return its result record (see :func:`make_record`)."""
     import torch
 
-    from rnnlab.models import build_model, matched_config
+    from rnnlab.models import build_model, matched_config_for_task
     from rnnlab.train import device_name, seed_everything, select_device, train_model
 
     if threads:
@@ -255,14 +255,11 @@ def run_unit(
         experiment.data_seed,
         experiment.task_options,
     )
-    config, match = matched_config(
-        kind=data.kind,
+    config, match = matched_config_for_task(
+        data,
         budget=experiment.budget,
         num_layers=experiment.num_layers,
-        num_classes=data.num_classes,
-        vocab_size=data.vocab_size,
-        embedding_dim=experiment.embedding_dim if data.vocab_size is not None else None,
-        input_features=data.input_features,
+        embedding_dim=experiment.embedding_dim,
         dropout=experiment.dropout,
     )
     dev = select_device(device)
