@@ -36,3 +36,15 @@ def test_vendored_assets_are_in_the_site(site_dir: Path) -> None:
         assert (static / rel).is_file(), f"{static / rel} missing: run scripts/vendor_assets.py"
     mathjax = (static / "mathjax" / "tex-chtml.js").read_text(encoding="utf-8")
     assert re.search(r'VERSION="3\.\d+\.\d+"', mathjax), "the site must serve MathJax 3"
+
+
+def test_no_markdown_table_is_left_unrendered(site_dir: Path) -> None:
+    """A Markdown table printed by a notebook (e.g. the execution status) must become a
+    ``<table>``; with a CommonMark-only renderer it would show as a paragraph of pipes."""
+    raw = re.compile(r"<p>[^<]*\|\s*-{3,}\s*\|")
+    problems = [
+        page
+        for page in site_pages(site_dir)
+        if raw.search((site_dir / page).read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert not problems, "raw Markdown tables in: " + ", ".join(problems)
