@@ -371,35 +371,37 @@ def _matches(entry: dict, page: str) -> bool:
     return fnmatch.fnmatch(page, entry.get("pages", "*"))
 
 
+def _unmatched(items: list, kind: str, page: str, allowlist: dict, used: set, hit) -> list:
+    """Items no ``allowlist[kind]`` entry for ``page`` accepts; records the entries used."""
+    left = []
+    for item in items:
+        for index, entry in enumerate(allowlist[kind]):
+            if _matches(entry, page) and hit(entry, item):
+                used.add((kind, index))
+                break
+        else:
+            left.append(item)
+    return left
+
+
 def unexpected_console_errors(
     errors: list[str], page: str, allowlist: dict, used: set
 ) -> list[str]:
     """``errors`` not matched by an allow-list entry (a regex ``pattern`` and a ``pages`` glob)."""
-    left = []
-    for error in errors:
-        for index, entry in enumerate(allowlist["console"]):
-            if _matches(entry, page) and re.search(entry["pattern"], error):
-                used.add(("console", index))
-                break
-        else:
-            left.append(error)
-    return left
+    return _unmatched(
+        errors, "console", page, allowlist, used, lambda e, err: re.search(e["pattern"], err)
+    )
 
 
 def unexpected_axe_violations(
     violations: list[dict], page: str, allowlist: dict, used: set
 ) -> list[dict]:
     """Violations not matched by an entry (``rule``, ``html`` substring, ``pages`` glob)."""
-    left = []
-    for violation in violations:
-        for index, entry in enumerate(allowlist["axe"]):
-            if (
-                entry["rule"] == violation["rule"]
-                and _matches(entry, page)
-                and entry.get("html", "") in violation["html"]
-            ):
-                used.add(("axe", index))
-                break
-        else:
-            left.append(violation)
-    return left
+    return _unmatched(
+        violations,
+        "axe",
+        page,
+        allowlist,
+        used,
+        lambda e, v: e["rule"] == v["rule"] and e.get("html", "") in v["html"],
+    )
