@@ -1,0 +1,176 @@
+"""The shared pieces of every task: :class:`TaskData`, argument checks, private RNGs, splits."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+TaskKind = Literal["classify", "tag", "lm"]
+
+IGNORE_INDEX = -100
+"""Target value of unscored positions (the default ``ignore_index`` of ``nn.CrossEntropyLoss``)."""
+
+_SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """One task's three splits and what a model needs to know about them.
+
+    Attributes:
+        name: task name, one of :func:`task_names`.
+        kind: ``"classify"`` (``y`` is ``(N,)`` class ids), ``"tag"`` (``y`` is ``(N, T)`` with
+            ``-100`` at unscored positions) or ``"lm"`` (``y`` is ``(N, T)``, ``x`` shifted by one).
+        x_train, y_train, x_val, y_val, x_test, y_test: CPU tensors. ``x`` is ``(N, T)`` int64
+            token ids, or ``(N, T, F)`` float32 features when :attr:`vocab_size` is ``None``.
+        vocab_size: number of input token ids, or ``None`` for float features.
+        input_features: ``F`` for float features, else ``None``.
+        num_classes: number of output classes (for ``lm``: the vocabulary size).
+        metric: ``"accuracy"``, ``"sequence_accuracy"`` (a sequence counts only if every scored
+            position is right) or ``"bits_per_char"`` (mean cross-entropy in bits; lower is
+            better).
+        test_groups: ``(N_test,)`` int64 group id per test example (e.g. nesting depth), or
+            ``None``.
+        group_name: what :attr:`test_groups` means, e.g. ``"nesting depth"``.
+        info: JSON-friendly provenance: generator parameters, token strings (``info["tokens"]``),
+            corpus files and their sha256, the Python version for corpora.
+    """
+
+    name: str
+    kind: TaskKind
+    x_train: torch.Tensor
+    y_train: torch.Tensor
+    x_val: torch.Tensor
+    y_val: torch.Tensor
+    x_test: torch.Tensor
+    y_test: torch.Tensor
+    vocab_size: int | None
+    input_features: int | None
+    num_classes: int
+    metric: str
+    test_groups: torch.Tensor | None = None
+    group_name: str | None = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def seq_len(self) -> int:
+        """Number of time steps :math:`T` of every split."""
+        return int(self.x_train.shape[1])
+
+    @property
+    def n_train(self) -> int:
+        """Number of training examples."""
+        return int(self.x_train.shape[0])
+
+    @property
+    def input_size(self) -> int:
+        """``vocab_size`` for token inputs, ``input_features`` for float inputs."""
+        size = self.vocab_size if self.vocab_size is not None else self.input_features
+        assert size is not None
+        return size
+
+
+# --------------------------------------------------------------------------------------------
+# Validation and seeding helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+    """Return ``value`` if it is an integer in ``[lo, hi]``, else raise a ValueError naming it."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if ok and value >= lo and (hi is None or value <= hi):
+        return int(value)
+    allowed = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+    raise ValueError(f"{name} must be an integer {allowed}, got {value!r}")
+
+
+def _check_range(name: str, value: Any, lo: int, hi: int) -> tuple[int, int]:
+    """Return ``value`` as ``(a, b)`` if it is a pair of integers with ``lo <= a <= b <= hi``."""
+    if (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
+        and lo <= value[0] <= value[1] <= hi
+    ):
+        return int(value[0]), int(value[1])
+    raise ValueError(
+        f"{name} must be a pair (lo, hi) of integers with {lo} <= lo <= hi <= {hi}, got {value!r}"
+    )
+
+
+def _rng(seed: int, task: str, split: str) -> np.random.Generator:
+    """A private generator for one split of one task, independent of every other split."""
+    return np.random.default_rng([seed, zlib.crc32(task.encode()), _SPLITS.index(split)])
+
+
+Sampler = Callable[[np.random.Generator], tuple[np.ndarray, ...]]
+
+
+def _rows_as_bytes(x: np.ndarray) -> list[bytes]:
+    return [row.tobytes() for row in x]
+
+
+def _sample_splits(
+    task: str,
+    seed: int,
+    sizes: dict[str, int],
+    sample: Sampler | dict[str, Sampler],
+) -> dict[str, tuple[np.ndarray, ...]]:
+    """Draw the three splits from ``sample`` (one batch per call), test first, then val, train.
+
+    ``sample`` is one sampler for all splits or a dict with one per split. A sampler's call
+    ``sample(rng)`` returns a tuple of arrays sharing the first dimension, the first being the
+    input ``x`` (its rows are compared for duplicates). Batches have a size fixed by the sampler
+    (not by ``n``), so each split is a prefix of the same split for a larger ``n``. Rows already
+    in a split drawn earlier (test, then val) are rejected, so no test row occurs in val or
+    train and no val row in train.
+    """
+    taken: set[bytes] = set()
+    out: dict[str, tuple[np.ndarray, ...]] = {}
+    for split in ("test", "val", "train"):
+        n, rng = sizes[split], _rng(seed, task, split)
+        draw = sample[split] if isinstance(sample, dict) else sample
+        parts: list[tuple[np.ndarray, ...]] = []
+        have, batches = 0, 0
+        while True:
+            batch = draw(rng)
+            keep = np.array([key not in taken for key in _rows_as_bytes(batch[0])], dtype=bool)
+            batch = tuple(a[keep] for a in batch)
+            parts.append(batch)
+            have += len(batch[0])
+            batches += 1
+            if have >= n:
+                break
+            if batches >= 30 + 10 * (n // len(keep)):
+                raise ValueError(
+                    f"{task}: could draw only {have} of n_{split}={n} examples (after {batches} "
+                    f"batches) that are new to the splits drawn before (test, then val); these "
+                    f"options allow too few distinct sequences, or too few pass the filters: "
+                    f"ask for fewer examples or widen the options"
+                )
+        arrays = tuple(np.concatenate([p[i] for p in parts])[:n] for i in range(len(parts[0])))
+        out[split] = arrays
+        if split != "train":
+            taken.update(_rows_as_bytes(arrays[0]))
+    return out
+
+
+def _sizes(n_train: int, n_val: int, n_test: int) -> dict[str, int]:
+    return {
+        "train": _check_int("n_train", n_train, 1),
+        "val": _check_int("n_val", n_val, 0),
+        "test": _check_int("n_test", n_test, 0),
+    }
+
+
+def _tensors(splits: dict[str, tuple[np.ndarray, ...]]) -> dict[str, Any]:
+    return {
+        f"{part}_{split}": torch.from_numpy(np.ascontiguousarray(splits[split][i]))
+        for split in _SPLITS
+        for i, part in enumerate(("x", "y"))
+    }

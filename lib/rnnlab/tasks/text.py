@@ -1,0 +1,238 @@
+"""Character-level language models on text that ships with Python."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import platform
+import sysconfig
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rnnlab.tasks.base import (
+    TaskData,
+    _check_int,
+    _rng,
+    _sizes,
+    _tensors,
+)
+
+# --------------------------------------------------------------------------------------------
+# 5-6. character language models
+# --------------------------------------------------------------------------------------------
+
+PYTHON_CORPUS_FILES: tuple[str, ...] = (
+    "argparse.py",
+    "bisect.py",
+    "calendar.py",
+    "cmd.py",
+    "colorsys.py",
+    "configparser.py",
+    "contextlib.py",
+    "copy.py",
+    "csv.py",
+    "dataclasses.py",
+    "difflib.py",
+    "fnmatch.py",
+    "fractions.py",
+    "functools.py",
+    "gettext.py",
+    "glob.py",
+    "heapq.py",
+    "ipaddress.py",
+    "pprint.py",
+    "queue.py",
+    "shlex.py",
+    "shutil.py",
+    "statistics.py",
+    "string.py",
+    "tempfile.py",
+    "textwrap.py",
+    "threading.py",
+    "timeit.py",
+    "tokenize.py",
+    "traceback.py",
+)
+"""Top-level standard-library modules that are single ``.py`` files in CPython 3.10 to 3.13."""
+
+_SPLIT_FRACTIONS = (0.9, 0.95)  # train | val | test boundaries as fractions of the stream
+_RARE = "<rare>"
+
+
+@dataclass(frozen=True)
+class _Corpus:
+    ids: np.ndarray  # (num_chars,) int64, read-only
+    vocab: list[str]  # id -> character; the last entry is the rare-symbol token
+    info: dict
+
+
+def _read_corpus(name: str) -> tuple[str, dict]:
+    if name == "charlm-english":
+        from pydoc_data.topics import topics
+
+        text = "".join(topics[key] for key in sorted(topics))
+        return text, {
+            "source": "pydoc_data.topics.topics, values concatenated in sorted-key order",
+            "num_topics": len(topics),
+        }
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    texts, digests = [], {}
+    for filename in PYTHON_CORPUS_FILES:
+        data = (stdlib / filename).read_bytes()
+        digests[filename] = hashlib.sha256(data).hexdigest()
+        texts.append(data.decode("utf-8"))
+    return "".join(texts), {
+        "source": "CPython standard-library modules, concatenated in the listed order",
+        "stdlib_dir": str(stdlib),
+        "files": digests,
+    }
+
+
+@lru_cache(maxsize=8)
+def _load_corpus(name: str, min_count: int) -> _Corpus:
+    text, info = _read_corpus(name)
+    counts = Counter(text)
+    kept = sorted(char for char, count in counts.items() if count >= min_count)
+    rare_id = len(kept)
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    table = np.full(int(codes.max()) + 1, rare_id, dtype=np.int64)
+    table[[ord(char) for char in kept]] = np.arange(rare_id)
+    ids = table[codes]
+    ids.setflags(write=False)
+    info.update(
+        python_version=platform.python_version(),
+        num_chars=len(text),
+        text_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        min_count=min_count,
+        vocab=[*kept, _RARE],
+        rare_id=rare_id,
+        rare_chars="".join(sorted(char for char, count in counts.items() if count < min_count)),
+    )
+    return _Corpus(ids=ids, vocab=[*kept, _RARE], info=info)
+
+
+def _split_bounds(num_chars: int) -> dict[str, tuple[int, int]]:
+    a, b = (int(f * num_chars) for f in _SPLIT_FRACTIONS)
+    return {"train": (0, a), "val": (a, b), "test": (b, num_chars)}
+
+
+def charlm_window_starts(
+    name: str, num_chars: int, *, n_train: int, n_val: int, n_test: int, seed: int, seq_len: int
+) -> dict[str, np.ndarray]:
+    """Where each character-LM window starts in the stream, per split.
+
+    The stream of ``num_chars`` characters is cut by position: ``[0, 0.9 N)`` train,
+    ``[0.9 N, 0.95 N)`` val, ``[0.95 N, N)`` test. Inside a part ``[lo, hi)`` the candidate
+    windows start at ``lo, lo + T, lo + 2T, ...`` (``T = seq_len``) and need ``T + 1``
+    characters inside the part (``T`` inputs plus the target of the last one), so targets never
+    repeat across windows and no window crosses a split boundary. Each split takes the first
+    ``n`` of a seeded permutation of its candidates.
+
+    Returns ``{"train": (n_train,), "val": (n_val,), "test": (n_test,)}`` int64 arrays.
+    Raises ValueError naming the maximum when a part has fewer than ``n`` windows.
+    """
+    sizes = _sizes(n_train, n_val, n_test)
+    starts = {}
+    for split, (lo, hi) in _split_bounds(num_chars).items():
+        candidates = lo + seq_len * np.arange(max(hi - lo - 1, 0) // seq_len, dtype=np.int64)
+        n = sizes[split]
+        if n > len(candidates):
+            raise ValueError(
+                f"n_{split} must be <= {len(candidates)} for {name} with seq_len={seq_len} "
+                f"(the {split} part holds that many windows), got {n}"
+            )
+        starts[split] = candidates[_rng(seed, name, split).permutation(len(candidates))[:n]]
+    return starts
+
+
+def _charlm(
+    name: str,
+    *,
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    seed: int,
+    seq_len: int = 64,
+    min_count: int = 20,
+) -> TaskData:
+    chars = _load_corpus(name, _check_int("min_count", min_count, 1))
+    seq_len = _check_int("seq_len", seq_len, 1)
+    starts = charlm_window_starts(
+        name,
+        len(chars.ids),
+        n_train=n_train,
+        n_val=n_val,
+        n_test=n_test,
+        seed=seed,
+        seq_len=seq_len,
+    )
+    splits = {}
+    for split, first in starts.items():
+        window = chars.ids[first[:, None] + np.arange(seq_len + 1)]  # (n, T + 1)
+        splits[split] = (window[:, :-1], window[:, 1:])
+    vocab_size = len(chars.vocab)
+    return TaskData(
+        name=name,
+        kind="lm",
+        **_tensors(splits),
+        vocab_size=vocab_size,
+        input_features=None,
+        num_classes=vocab_size,
+        metric="bits_per_char",
+        info={
+            **copy.deepcopy(chars.info),
+            "vocab": list(chars.vocab),
+            "tokens": list(chars.vocab),
+            "seed": seed,
+            "seq_len": seq_len,
+            "split_bounds": {s: list(b) for s, b in _split_bounds(len(chars.ids)).items()},
+            "sizes": {s: len(v) for s, v in starts.items()},
+        },
+    )
+
+
+def _charlm_english(**kwargs: Any) -> TaskData:
+    """Character language model on English prose: CPython's bundled pydoc topics.
+
+    The text is ``pydoc_data.topics.topics`` (a dict of help texts that ships with every
+    CPython), values concatenated in sorted-key order: about 465k characters. Each character
+    seen at least ``min_count`` times gets its own id, in code-point order; all rarer characters
+    share one last id, the rare symbol (``info["vocab"]`` lists id -> character,
+    ``info["rare_chars"]`` the merged characters). ``vocab_size = num_classes``.
+
+    Kind ``lm``: ``x`` and ``y`` are ``(N, seq_len)`` int64 with ``y[:, t] = x[:, t + 1]``:
+    each window holds ``seq_len + 1`` consecutive characters. The stream is split by position,
+    first 90% train, next 5% val, last 5% test; windows never cross a boundary nor share a
+    target (:func:`charlm_window_starts`). Metric ``bits_per_char``: the mean cross-entropy in bits,
+    :math:`-\\frac{1}{NT}\\sum \\log_2 p(y_{n,t} \\mid x_{n,\\le t})`; lower is better.
+    ``n_train`` may not exceed the number of train windows (about 6500 at ``seq_len=64``).
+
+    The text differs slightly between Python versions; ``info`` records the version and the
+    text's sha256.
+
+    Options: ``seq_len=64`` (>= 1), ``min_count=20`` (>= 1).
+    """
+    return _charlm("charlm-english", **kwargs)
+
+
+def _charlm_python(**kwargs: Any) -> TaskData:
+    """Character language model on Python source: a fixed list of standard-library modules.
+
+    The text is the files :data:`PYTHON_CORPUS_FILES` (30 single-file top-level modules such as
+    ``argparse.py`` and ``textwrap.py``, about 1 MB; all exist in CPython 3.10-3.13) read from
+    ``sysconfig.get_paths()["stdlib"]`` and concatenated in that order. Their contents vary
+    slightly between Python versions, so exact numbers are tied to the Python version, which
+    ``info`` records together with every file's sha256.
+
+    Kind ``lm``; vocabulary, windows, splits and metric as for ``charlm-english``: characters
+    seen fewer than ``min_count`` times share one rare-symbol id, ``y`` is ``x`` shifted by one,
+    the stream is split 90% / 5% / 5% by position, metric ``bits_per_char``.
+
+    Options: ``seq_len=64`` (>= 1), ``min_count=20`` (>= 1).
+    """
+    return _charlm("charlm-python", **kwargs)
