@@ -65,7 +65,10 @@ def summarize_text(records: list[dict]) -> str:
                 f"[{row['ci_low']:8.4f},{row['ci_high']:8.4f}] {row['seeds']:2d}"
             )
         for cv in analysis.claim_verdicts(lab, recs):
-            lines.append(f"claim ({cv.claim.id}) [{cv.claim.direction} wins]: {cv.verdict.upper()}")
+            lines.append(
+                f"claim ({cv.claim.id}) [{cv.claim.direction} wins]: {cv.verdict.upper()} "
+                f"at {cv.scale['text']}"
+            )
             for c in cv.cells:
                 k = c.comparison
                 lines.append(

@@ -5,6 +5,11 @@ from the records in a results file (see :mod:`rnnlab.sweep`). A **cell** is one 
 design with every depth in it: the experiment's labels (task, budget, nesting, training-set
 size, ...) without the number of layers. Only reporting runs (role ``eval``) are used; the
 test-set score of each seed is one observation.
+
+The analysis follows :data:`rnnlab.stats.PLAN_V2`, declared before the version-2 runs: the two
+depths are compared seed by seed (paired), each cell gets one of four verdicts against the
+metric's smallest effect of interest, with Holm's correction across the cells of a claim, and a
+claim's verdict always comes with the *scale* it was measured at (:func:`scale_of`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,18 @@ from dataclasses import asdict, dataclass
 from rnnlab import stats
 from rnnlab.labs import Claim, Lab
 from rnnlab.sweep import eval_records
+
+METRIC_NAMES = {
+    "accuracy": "test accuracy",
+    "sequence_accuracy": "test sequence accuracy",
+    "bits_per_char": "test bits per character",
+}
+"""Metric names in words, for tables and prose."""
+
+
+def metric_words(metric: str) -> str:
+    """``bits_per_char`` -> ``test bits per character`` (unknown names are returned as is)."""
+    return METRIC_NAMES.get(metric, metric)
 
 
 def cell_of(record: dict) -> tuple[tuple[str, object], ...]:
@@ -32,6 +49,7 @@ def cell_sort_key(cell: Sequence[tuple[str, object]]) -> tuple:
     return (
         str(d.get("task", "")),
         str(d.get("corpus", "")),
+        str(d.get("split", "")),
         *(float(d.get(k, -1) or -1) for k in ("budget", "nesting", "n_train")),
     )
 
@@ -47,6 +65,8 @@ def cell_name(cell: Sequence[tuple[str, object]]) -> str:
     ):
         if key in d:
             parts.append(fmt.format(d[key]))
+    if d.get("split") == "deeper test":
+        parts.append("tested deeper")
     return ", ".join(parts)
 
 
@@ -61,6 +81,18 @@ def scores_by_cell(records: Iterable[dict]) -> dict[tuple, dict[int, list[float]
     }
 
 
+def paired_scores(
+    records: Iterable[dict], cell: tuple, wide: int, deep: int
+) -> tuple[list[int], list[float], list[float]]:
+    """The seeds that ran both depths in ``cell``, with each depth's test score per seed."""
+    by: dict[int, dict[int, float]] = defaultdict(dict)
+    for r in eval_records(records):
+        if cell_of(r) == cell and r["num_layers"] in (wide, deep):
+            by[r["num_layers"]][r["seed"]] = r["metrics"]["test"]
+    seeds = sorted(set(by[wide]) & set(by[deep]))
+    return seeds, [by[wide][s] for s in seeds], [by[deep][s] for s in seeds]
+
+
 def metric_of(records: Iterable[dict]) -> tuple[str, bool]:
     """The (metric, higher_is_better) of a set of records of one task."""
     for r in records:
@@ -70,14 +102,16 @@ def metric_of(records: Iterable[dict]) -> tuple[str, bool]:
 
 @dataclass(frozen=True)
 class CellComparison:
-    """One cell's depth-vs-width comparison."""
+    """One cell's paired depth-vs-width comparison (see :class:`rnnlab.stats.PairedComparison`)."""
 
     cell: tuple
     name: str
     metric: str
     wide: int
     deep: int
-    comparison: stats.Comparison
+    comparison: stats.PairedComparison
+    n_test: int
+    seeds: tuple[int, ...]
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -86,19 +120,33 @@ class CellComparison:
 
 
 def compare_cells(
-    records: Sequence[dict], *, wide: int, deep: int, claim: str
+    records: Sequence[dict],
+    *,
+    wide: int,
+    deep: int,
+    claim: str,
+    plan: stats.AnalysisPlan = stats.PLAN_V2,
 ) -> list[CellComparison]:
-    """Compare ``wide`` vs ``deep`` layers in every cell that has both, under ``claim``."""
+    """Compare ``wide`` vs ``deep`` layers, paired by seed, in every cell that has both.
+
+    The verdicts here are *per cell, uncorrected*; :func:`claim_verdicts` applies Holm's
+    correction across a claim's cells."""
     evals = eval_records(records)
-    by_cell = scores_by_cell(evals)
     out = []
-    for cell, by_l in sorted(by_cell.items(), key=lambda kv: cell_sort_key(kv[0])):
-        if wide not in by_l or deep not in by_l:
+    for cell in sorted({cell_of(r) for r in evals}, key=cell_sort_key):
+        seeds, a, b = paired_scores(evals, cell, wide, deep)
+        if not seeds:
             continue
         in_cell = [r for r in evals if cell_of(r) == cell]
         metric, hib = metric_of(in_cell)
-        comp = stats.compare(by_l[wide], by_l[deep], higher_is_better=hib, claim=claim)
-        out.append(CellComparison(cell, cell_name(cell), metric, wide, deep, comp))
+        comp = stats.paired_compare(
+            a, b, higher_is_better=hib, claim=claim, margin=plan.margin(metric), plan=plan
+        )
+        comp = stats.judge_cells([comp], plan)[0]
+        n_test = int(in_cell[0]["experiment"].get("n_test", 0))
+        out.append(
+            CellComparison(cell, cell_name(cell), metric, wide, deep, comp, n_test, tuple(seeds))
+        )
     return out
 
 
@@ -123,23 +171,33 @@ def _select(
 
 @dataclass(frozen=True)
 class ClaimVerdict:
-    """A claim's verdict: its pre-declared cells, each cell's verdict, and the combined one."""
+    """A claim's verdict: its pre-declared cells (Holm-corrected), the combined verdict, and the
+    scale (budgets, training lengths, data sizes) it holds at."""
 
     claim: Claim
     cells: tuple[CellComparison, ...]
     verdict: str
+    scale: dict
+    plan: str = stats.PLAN_V2.version
 
     def to_dict(self) -> dict:
         return {
             "claim": asdict(self.claim),
             "verdict": self.verdict,
+            "scale": self.scale,
+            "plan": self.plan,
             "cells": [c.to_dict() for c in self.cells],
         }
 
 
-def claim_verdicts(lab: Lab, records: Sequence[dict]) -> list[ClaimVerdict]:
-    """Every claim of ``lab`` judged on ``records`` by the pre-declared rule
-    (:func:`rnnlab.stats.compare` per cell, :func:`rnnlab.stats.combine_verdicts` over cells)."""
+def claim_verdicts(
+    lab: Lab, records: Sequence[dict], plan: stats.AnalysisPlan = stats.PLAN_V2
+) -> list[ClaimVerdict]:
+    """Every claim of ``lab`` judged on ``records`` by the pre-declared plan: paired comparisons
+    per cell (:func:`rnnlab.stats.paired_compare`), Holm's correction across the claim's cells
+    (:func:`rnnlab.stats.judge_cells`), and :func:`rnnlab.stats.combine_verdicts_v2`."""
+    from dataclasses import replace
+
     lab_records = [r for r in records if r["lab"] == lab.name]
     profiles = {r.get("profile") for r in lab_records}
     design = None
@@ -147,11 +205,102 @@ def claim_verdicts(lab: Lab, records: Sequence[dict]) -> list[ClaimVerdict]:
         design = [dict(e.labels) for e in lab.experiments(profiles.pop())]
     out = []
     for claim in lab.claims:
-        cells = compare_cells(lab_records, wide=lab.wide, deep=lab.deep, claim=claim.direction)
-        chosen = tuple(_select(cells, claim.where, design))
-        verdict = stats.combine_verdicts([c.comparison.verdict for c in chosen])
-        out.append(ClaimVerdict(claim, chosen, verdict))
+        cells = compare_cells(
+            lab_records, wide=lab.wide, deep=lab.deep, claim=claim.direction, plan=plan
+        )
+        chosen = _select(cells, claim.where, design)
+        judged = stats.judge_cells([c.comparison for c in chosen], plan)
+        chosen = tuple(replace(c, comparison=j) for c, j in zip(chosen, judged, strict=True))
+        verdict = stats.combine_verdicts_v2([c.comparison.verdict for c in chosen])
+        keys = {c.cell for c in chosen}
+        scale = scale_of([r for r in eval_records(lab_records) if cell_of(r) in keys])
+        out.append(ClaimVerdict(claim, chosen, verdict, scale, plan.version))
     return out
+
+
+def _span(values: Iterable[float], fmt: str = "{:,}") -> str:
+    vs = sorted(set(values))
+    if not vs:
+        return "n/a"
+    return fmt.format(vs[0]) if len(vs) == 1 else f"{fmt.format(vs[0])}-{fmt.format(vs[-1])}"
+
+
+def scale_of(records: Sequence[dict]) -> dict:
+    """The scale a set of runs was measured at: parameter budgets, training steps, training-set
+    sizes (examples, or characters for the language models), seeds, and a one-line summary."""
+    if not records:
+        return {"text": "no runs"}
+    budgets = [r["budget"] for r in records]
+    steps = [
+        r["experiment"].get("train", {}).get("max_steps", r["metrics"]["steps"]) for r in records
+    ]
+    lm = [r for r in records if r["metrics"]["metric"] == "bits_per_char"]
+    other = [r for r in records if r["metrics"]["metric"] != "bits_per_char"]
+    data = []
+    if other:
+        sizes = (r["experiment"].get("n_train", 0) for r in other)
+        data.append(f"{_span(sizes)} training examples")
+    if lm:
+        chars = [
+            r["experiment"].get("n_train", 0) * r.get("task_info", {}).get("seq_len", 1) for r in lm
+        ]
+        data.append(f"{_span(round(c / 1e3) for c in chars)}K training characters")
+    seeds = sorted({r["seed"] for r in records})
+    text = (
+        f"{_span(budgets)} parameters, {_span(steps)} steps, {' and '.join(data)}, "
+        f"{len(seeds)} seeds"
+    )
+    return {
+        "budgets": sorted(set(budgets)),
+        "steps": sorted(set(steps)),
+        "data": data,
+        "seeds": seeds,
+        "text": text,
+    }
+
+
+def convergence(records: Sequence[dict], plan: stats.AnalysisPlan = stats.PLAN_V2) -> list[dict]:
+    """Did the reporting runs converge? Per (cell, depth): the mean change of the validation
+    metric over the last quarter of training (oriented: positive = still improving), compared
+    with the metric's smallest effect of interest.
+
+    ``converged`` is true when the mean last-quarter improvement is below the margin: more
+    training at the same schedule would not be expected to move the score by an effect the lab
+    cares about. It is a heuristic a reader can check, not a proof.
+    """
+    rows = []
+    evals = eval_records(records)
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in evals:
+        groups[(cell_of(r), r["num_layers"])].append(r)
+    for (cell, depth), rs in sorted(
+        groups.items(), key=lambda kv: (cell_sort_key(kv[0][0]), kv[0][1])
+    ):
+        hib = rs[0]["metrics"]["higher_is_better"]
+        metric = rs[0]["metrics"]["metric"]
+        gains = []
+        for r in rs:
+            curve = [p for p in r["curves"] if p["val"] == p["val"]]
+            if len(curve) < 4:
+                continue
+            q = curve[int(len(curve) * 0.75) - 1]["val"]
+            end = curve[-1]["val"]
+            gains.append((end - q) if hib else (q - end))
+        gain = sum(gains) / len(gains) if gains else math.nan
+        margin = plan.margin(metric)
+        rows.append(
+            {
+                "cell": cell_name(cell),
+                "layers": depth,
+                "metric": metric,
+                "last_quarter_gain": gain,
+                "margin": margin,
+                "converged": bool(gain == gain and gain < margin),
+                "runs": len(rs),
+                "best_at_end": sum(r["metrics"]["best_step"] == r["metrics"]["steps"] for r in rs),
+            }
+        )
+    return rows
 
 
 def summary_rows(records: Sequence[dict]) -> list[dict]:
@@ -199,24 +348,29 @@ def curve_gap(
 ) -> list[dict]:
     """The depth-minus-width gap along training (positive = depth better), per evaluation step.
 
-    Uses the learning curves of the eval runs: at each step that every seed of both depths
-    reached, the Welch difference of the validation metric with its 95% interval.
-    """
+    Uses the learning curves of the eval runs: at each step that every paired seed reached, the
+    paired mean difference of the validation metric with its 95% interval (seeds only: the
+    validation sample is fixed within a seed)."""
     evals = [r for r in eval_records(records) if cell_of(r) == cell]
     if not evals:
         return []
     hib = evals[0]["metrics"]["higher_is_better"]
-    curves: dict[int, list[dict[int, float]]] = defaultdict(list)
+    metric = evals[0]["metrics"]["metric"]
+    curves: dict[int, dict[int, dict[int, float]]] = defaultdict(dict)
     for r in evals:
-        curves[r["num_layers"]].append({p["step"]: p[key] for p in r["curves"]})
-    if wide not in curves or deep not in curves:
+        curves[r["num_layers"]][r["seed"]] = {p["step"]: p[key] for p in r["curves"]}
+    seeds = sorted(set(curves.get(wide, {})) & set(curves.get(deep, {})))
+    if not seeds:
         return []
-    common = set.intersection(*(set(c) for c in curves[wide] + curves[deep]))
+    all_curves = [curves[L][s] for L in (wide, deep) for s in seeds]
+    common = set.intersection(*(set(c) for c in all_curves))
     out = []
     for step in sorted(common):
-        a = [c[step] for c in curves[wide]]
-        b = [c[step] for c in curves[deep]]
-        comp = stats.compare(a, b, higher_is_better=hib, claim="depth")
+        a = [curves[wide][s][step] for s in seeds]
+        b = [curves[deep][s][step] for s in seeds]
+        comp = stats.paired_compare(
+            a, b, higher_is_better=hib, claim="depth", margin=stats.PLAN_V2.margin(metric)
+        )
         out.append(
             {
                 "step": step,

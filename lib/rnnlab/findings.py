@@ -44,7 +44,7 @@ def result_files(results_dir: str | Path) -> list[tuple[str, str, Path]]:
 
 
 def verdict_rows(results_dir: str | Path) -> list[dict]:
-    """One row per (claim, profile): the verdict, each cell's effect and CI, completeness."""
+    """One row per (claim, profile): the verdict, its scale, each cell's effect and CI."""
     rows = []
     for lab_name, profile, path in result_files(results_dir):
         lab = LABS[lab_name]
@@ -57,9 +57,13 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
                     "effect": c.comparison.effect,
                     "ci_low": c.comparison.ci_low,
                     "ci_high": c.comparison.ci_high,
+                    "p_adjusted": c.comparison.p_diff_adjusted,
                     "verdict": c.comparison.verdict,
                     "metric": c.metric,
-                    "seeds": min(c.comparison.wide.n, c.comparison.deep.n),
+                    "margin": c.comparison.margin,
+                    "seeds": c.comparison.n,
+                    "n_test": c.n_test,
+                    "seeds_for_power": c.comparison.seeds_for_power,
                 }
                 for c in cv.cells
             ]
@@ -71,6 +75,8 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
                     "lab": lab_name,
                     "profile": profile,
                     "verdict": cv.verdict,
+                    "scale": cv.scale,
+                    "plan": cv.plan,
                     "cells": cells,
                     "runs": len(records),
                     "runs_expected": expected,
@@ -87,25 +93,43 @@ def _ci(c: dict) -> str:
     return f"{c['effect']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]"
 
 
+def _p(p: float) -> str:
+    if math.isnan(p):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def verdict_sentence(row: dict) -> str:
+    """A verdict *at its scale*, e.g. ``contradicted (width ahead) at 25,000-100,000
+    parameters, 1,500 steps, ...``: a verdict never stands without the scale it was measured at."""
+    lean = {
+        "supported": row["direction"],
+        "contradicted": "depth" if row["direction"] == "width" else "width",
+    }.get(row["verdict"])
+    ahead = f" ({lean} ahead)" if lean else ""
+    return f"**{row['verdict']}**{ahead} at {row['scale']['text']}"
+
+
 def findings_markdown(results_dir: str | Path) -> str:
-    """The generated block: a claims × verdicts table, then each claim's cells with CIs."""
+    """The generated block: a claims x verdicts table with the scale of every verdict, then
+    each claim's cells with paired intervals, Holm-adjusted p-values and test-set sizes."""
     rows = [r for r in verdict_rows(results_dir) if r["evidence"]]
     lines = [
         BEGIN,
         "",
-        "| claim | side it says wins | profile | comparison | our verdict | "
-        "cells: supported / contradicted / inconclusive | runs |",
+        "| claim | side it says wins | profile | comparison | our verdict, at the scale it was "
+        "measured | cells: supported / contradicted / equivalent / inconclusive | runs |",
         "|---|---|---|---|---|---|---|",
     ]
     if not rows:
         lines.append("| – | no committed reference results yet | | | | | |")
     for r in rows:
-        counts = [sum(c["verdict"] == v for c in r["cells"]) for v in analysis.stats.VERDICTS]
-        complete = "" if r["runs"] >= r["runs_expected"] else " (incomplete)"
+        counts = [sum(c["verdict"] == v for c in r["cells"]) for v in analysis.stats.VERDICTS_V2]
+        complete = "" if r["runs"] >= r["runs_expected"] else " (incomplete: provisional)"
         lines.append(
             f"| ({r['claim']}) | {r['direction']} | {r['profile']} | {r['comparison']} | "
-            f"**{r['verdict']}** | {counts[0]} / {counts[1]} / {counts[2]} | "
-            f"{r['runs']} of {r['runs_expected']}{complete} |"
+            f"{verdict_sentence(r)} | {' / '.join(map(str, counts))} | "
+            f"{r['runs']} (design: {r['runs_expected']} before grid extensions){complete} |"
         )
     lines += ["", "The claims, as the seed states them, and what the literature reports:", ""]
     seen = set()
@@ -118,19 +142,28 @@ def findings_markdown(results_dir: str | Path) -> str:
         )
     lines += [
         "",
-        "Effect sizes: depth advantage (mean of the deep model minus mean of the wide one, sign",
-        "flipped for bits per character so that > 0 always means depth is better), with its 95%",
-        "Welch confidence interval over seeds, per pre-declared cell.",
+        "Effect sizes: depth advantage, the mean over seeds of the paired difference (deep minus",
+        "wide on the same seed's data, sign flipped for bits per character so that > 0 always",
+        "means depth is better), with its 95% t-interval over seeds. Each seed draws its own",
+        "training, validation and test sample, so the interval counts test-set sampling as well",
+        "as training noise. p: two-sided, Holm-adjusted across the claim's cells. Margin: the",
+        "smallest effect of interest (*equivalent* = the interval lies inside plus or minus it).",
         "",
     ]
     for r in rows:
         lines.append(f"**({r['claim']}), {r['profile']} profile, {r['comparison']}:**")
         lines.append("")
-        lines.append("| cell | metric | seeds | depth advantage [95% CI] | cell verdict |")
-        lines.append("|---|---|---|---|---|")
+        lines.append(
+            "| cell | metric | test examples per seed | seeds | depth advantage [95% CI] | "
+            "margin | p (Holm) | cell verdict | seeds for 80% power |"
+        )
+        lines.append("|---|---|---|---|---|---|---|---|---|")
         for c in r["cells"]:
+            power = c["seeds_for_power"]
             lines.append(
-                f"| {c['cell']} | {c['metric']} | {c['seeds']} | {_ci(c)} | {c['verdict']} |"
+                f"| {c['cell']} | {analysis.metric_words(c['metric'])} | {c['n_test']:,} | "
+                f"{c['seeds']} | {_ci(c)} | {c['margin']:g} | {_p(c['p_adjusted'])} | "
+                f"{c['verdict']} | {power if power is not None else '> 1000 or n/a'} |"
             )
         lines.append("")
     lines.append(END)

@@ -59,7 +59,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "cpu": Profile(
         "cpu",
-        "A student without a GPU: small budgets, 5 seeds, early stopping.",
+        "A student without a GPU: small budgets, 5 seeds, fixed-length schedules.",
         evidence=True,
         seeds=(0, 1, 2, 3, 4),
         target="<= 30 min per lab on 2 CPU cores (make results runs two jobs)",
@@ -69,7 +69,7 @@ PROFILES: dict[str, Profile] = {
         "A Colab-class GPU: budgets up to about 1M parameters, longer training, 5 seeds.",
         evidence=True,
         seeds=(0, 1, 2, 3, 4),
-        target="<= 30 min per lab on one T4-class GPU (estimated; see the instructor guide)",
+        target="budgets up to about 1M parameters on one GPU (GPU time not yet measured)",
     ),
 }
 
@@ -215,7 +215,24 @@ def _grid(
 
 
 SMOKE_TRAIN = TrainConfig(max_steps=12, batch_size=16, eval_every=6, patience=None)
-LR_GRID = (1e-3, 3e-3, 1e-2)
+
+
+def log_grid(centre: float, points: int = 3, step: float = 10**0.5) -> tuple[float, ...]:
+    """A log-spaced learning-rate grid of ``points`` rates around ``centre`` (ratio ``step``)."""
+    half = (points - 1) / 2
+    return tuple(float(f"{centre * step ** (i - half):.6g}") for i in range(points))
+
+
+LR_GRID = log_grid(1e-2)  # 3.16e-3, 1e-2, 3.16e-2: version 1 chose its top (1e-2) most often
+LM_LR_GRID = log_grid(1e-2, step=2.0)  # 5e-3, 1e-2, 2e-2: version 1 chose its top (5e-3) always
+
+
+def charlm_windows(task: str, seq_len: int) -> dict[str, int]:
+    """How many windows of ``seq_len`` characters each split of a corpus holds."""
+    from rnnlab.tasks.text import _load_corpus, _split_bounds
+
+    chars = _load_corpus(task, 20)
+    return {s: (hi - lo - 1) // seq_len for s, (lo, hi) in _split_bounds(len(chars.ids)).items()}
 
 
 # Lab A: classification without hierarchy -------------------------------------------------------
@@ -230,24 +247,32 @@ def _lab_a(profile: str) -> tuple[Experiment, ...]:
         )
     big = profile == "gpu"
     depths = (1, 2, 4)
-    train = TrainConfig(
-        max_steps=6000 if big else 2000,
-        batch_size=128 if big else 64,
-        eval_every=100,
-        patience=8 if big else 5,
-    )
     budgets = (20_000, 80_000, 320_000) if big else (8_000, 32_000)
-    common = dict(depths=depths, train=train, lr_grid=LR_GRID)
+    majority_train = TrainConfig(
+        max_steps=6000 if big else 3000, batch_size=128 if big else 64, eval_every=100
+    )
+    digits_train = TrainConfig(max_steps=4000 if big else 2000, batch_size=64, eval_every=100)
     return tuple(
-        _grid(task="majority", budgets=budgets, n_train=20_000, n_val=2_000, n_test=4_000, **common)
+        _grid(
+            task="majority",
+            budgets=budgets,
+            depths=depths,
+            n_train=20_000,
+            n_val=2_000,
+            n_test=4_000,
+            train=majority_train,
+            lr_grid=LR_GRID,
+        )
         + _grid(
             task="digits",
             budgets=budgets,
-            n_train=1_297,
-            n_val=250,
-            n_test=250,
+            depths=depths,
+            n_train=1_000,
+            n_val=300,
+            n_test=497,
             embedding_dim=None,
-            **common,
+            train=digits_train,
+            lr_grid=LR_GRID,
         )
     )
 
@@ -272,6 +297,19 @@ LAB_A = Lab(
 # Lab B: generation and transduction -------------------------------------------------------------
 
 
+DYCK_IN = (("seq_len", 96), ("max_depth", 12), ("depth_sampling", "uniform"))
+"""Dyck in distribution: strings of 96 brackets, nesting depth uniform in 1..12 (version 1's 64
+and 1..8 left both depths at 0.99+ sequence accuracy, where nothing can be told apart)."""
+DYCK_OOD = (
+    ("seq_len", 96),
+    ("max_depth", 12),
+    ("depth_sampling", "uniform"),
+    ("depth_range", (1, 8)),
+    ("test_depth_range", (9, 12)),
+)
+"""Dyck out of distribution: trained on nesting 1..8, tested on 9..12 (same string length)."""
+
+
 def _lab_b(profile: str) -> tuple[Experiment, ...]:
     corpora = ("charlm-english", "charlm-python")
     if profile == "smoke":
@@ -287,49 +325,71 @@ def _lab_b(profile: str) -> tuple[Experiment, ...]:
                 **common,
             )
         out += _grid(
-            task="dyck", budgets=(3000,), n_train=128, options=(("seq_len", 32),), **common
+            task="dyck",
+            budgets=(3000,),
+            n_train=128,
+            options=(("seq_len", 32), ("max_depth", 8), ("depth_sampling", "uniform")),
+            labels=(("split", "in-distribution"),),
+            **common,
+        )
+        out += _grid(
+            task="dyck",
+            budgets=(3000,),
+            n_train=128,
+            options=(
+                ("seq_len", 32),
+                ("max_depth", 8),
+                ("depth_sampling", "uniform"),
+                ("depth_range", (1, 4)),
+                ("test_depth_range", (5, 8)),
+            ),
+            labels=(("split", "deeper test"),),
+            **common,
         )
         return tuple(out)
     big = profile == "gpu"
     depths = (1, 2, 4)
+    seq_len = 128 if big else 64
     lm_train = TrainConfig(
         max_steps=10_000 if big else 1_500,
         batch_size=64 if big else 32,
         eval_every=250 if big else 100,
-        patience=None,  # fixed compute: learning curves of equal length give the crossover plot
         warmup_steps=100,
     )
-    lm_budgets = (100_000, 400_000, 1_000_000) if big else (25_000, 50_000, 100_000)
-    seq_len = 128 if big else 64
+    lm_budgets = {
+        "charlm-english": (100_000, 400_000, 1_000_000) if big else (25_000, 100_000),
+        "charlm-python": (100_000, 400_000, 1_000_000) if big else (100_000,),
+    }
     out = []
     for task in corpora:
+        windows = charlm_windows(task, seq_len)
         out += _grid(
             task=task,
-            budgets=lm_budgets,
+            budgets=lm_budgets[task],
             depths=depths,
-            n_train=20_000 if big else 4_000,
-            n_val=128 if big else 256,
-            n_test=160 if big else 320,  # the English test part holds 363 windows of 64
+            n_train=windows["train"],  # every training window
+            n_val=windows["val"] // 2,  # each seed scores a different random half
+            n_test=windows["test"] // 2,
             options=(("seq_len", seq_len),),
             embedding_dim=32,
             train=lm_train,
-            lr_grid=(2e-3, 5e-3),
+            lr_grid=LM_LR_GRID,
             labels=(("corpus", task.split("-")[1]),),
         )
-    dyck_train = TrainConfig(
-        max_steps=8_000 if big else 2_000, batch_size=64, eval_every=100, patience=8 if big else 5
-    )
-    out += _grid(
-        task="dyck",
-        budgets=(10_000, 40_000) if big else (10_000,),
-        depths=depths,
-        n_train=20_000,
-        n_val=1_000,
-        n_test=2_000,
-        options=(("seq_len", 64), ("max_depth", 8), ("depth_sampling", "uniform")),
-        train=dyck_train,
-        lr_grid=LR_GRID,
-    )
+    dyck_train = TrainConfig(max_steps=6_000 if big else 2_000, batch_size=64, eval_every=100)
+    for options, split in ((DYCK_IN, "in-distribution"), (DYCK_OOD, "deeper test")):
+        out += _grid(
+            task="dyck",
+            budgets=(10_000, 40_000) if big else (10_000,),
+            depths=depths,
+            n_train=20_000,
+            n_val=1_000,
+            n_test=2_000,
+            options=options,
+            train=dyck_train,
+            lr_grid=LR_GRID,
+            labels=(("split", split),),
+        )
     return tuple(out)
 
 
@@ -353,23 +413,42 @@ LAB_B = Lab(
 # Lab C: compositional structure x data size -----------------------------------------------------
 
 
+LISTOPS_COMMON = (("max_args", 4), ("arg_count", "by_expressions"))
+"""Version 2's ListOps: at most 4 arguments, flat expressions uniform over their space, so at
+nesting 1 (33,300 expressions) the splits are identically distributed (see the task's doc)."""
+
+
+def _listops_options(train_nesting: tuple[int, int], test_nesting: int) -> tuple:
+    lo, hi = train_nesting
+    opts = (("min_depth", lo), ("max_depth", hi), *LISTOPS_COMMON)
+    if test_nesting != hi:
+        opts += (("test_depth_range", (test_nesting, test_nesting)),)
+    if max(hi, test_nesting) >= 3:
+        opts += (("seq_len", 64),)  # caps the longest nesting-3 expressions (rejected, all splits)
+    return opts
+
+
 def _lab_c(profile: str) -> tuple[Experiment, ...]:
     if profile == "smoke":
-        nestings, sizes = (1, 2), (64, 128)
-        train, lr_grid, n_val, n_test, budgets = SMOKE_TRAIN, (3e-3,), 32, 32, (3000,)
+        nestings, sizes, ood_sizes = (1, 2), (64, 128), (128,)
+        lr_grid, n_val, n_test, budgets = (3e-3,), 32, 32, (3000,)
+
+        def train_for(nesting: int) -> TrainConfig:
+            return SMOKE_TRAIN
     else:
         big = profile == "gpu"
         nestings = (1, 2, 3)
-        sizes = (500, 2_000, 8_000) if not big else (500, 4_000, 32_000)
-        train = TrainConfig(
-            max_steps=6_000 if big else 2_000,
-            batch_size=64,
-            eval_every=100,
-            patience=8 if big else 5,
-        )
+        sizes = (500, 4_000, 32_000) if big else (500, 2_000, 8_000)
+        ood_sizes = sizes[1:]
         lr_grid, n_val, n_test = LR_GRID, 1_000, 2_000
         budgets = (40_000,) if big else (20_000,)
+        steps = {1: 1_500, 2: 2_500, 3: 3_000} if not big else {1: 3_000, 2: 5_000, 3: 8_000}
+
+        def train_for(nesting: int) -> TrainConfig:
+            return TrainConfig(max_steps=steps[nesting], batch_size=64, eval_every=100)
+
     out = []
+    deepest = max(nestings)
     for nesting in nestings:
         for n_train in sizes:
             out += _grid(
@@ -379,11 +458,24 @@ def _lab_c(profile: str) -> tuple[Experiment, ...]:
                 n_train=n_train,
                 n_val=n_val,
                 n_test=n_test,
-                options=(("min_depth", nesting), ("max_depth", nesting), ("max_args", 3)),
-                train=train,
+                options=_listops_options((nesting, nesting), nesting),
+                train=train_for(nesting),
                 lr_grid=lr_grid,
-                labels=(("nesting", nesting), ("n_train", n_train)),
+                labels=(("nesting", nesting), ("n_train", n_train), ("split", "in-distribution")),
             )
+    for n_train in ood_sizes:  # trained on nesting 1..deepest-1, tested on the deepest
+        out += _grid(
+            task="listops",
+            budgets=budgets,
+            depths=(1, 2),
+            n_train=n_train,
+            n_val=n_val,
+            n_test=n_test,
+            options=_listops_options((1, deepest - 1), deepest),
+            train=train_for(deepest),
+            lr_grid=lr_grid,
+            labels=(("nesting", deepest), ("n_train", n_train), ("split", "deeper test")),
+        )
     return tuple(out)
 
 

@@ -3,9 +3,17 @@
 A lab's sweep is a list of :class:`Experiment` (task × options × budget × depth) run over seeds.
 Each experiment is run in two phases, both recorded:
 
-1. **tune**: one run per learning rate in the experiment's grid, on a dedicated tuning seed
-   (``TUNE_SEED``, never reported as a result); the rate with the best *validation* score wins.
+1. **tune**: one run per learning rate in the grid and tuning seed (:data:`TUNE_SEEDS`, never
+   reported as results); the rate with the best *mean validation* score over the tuning seeds
+   wins. The grid belongs to the *cell* (the experiment without its depth), so every depth gets
+   the same trials. If any depth's best rate lies at an edge of the grid, the grid grows by one
+   log-step in that direction (up to the experiment's ``lr_limits``, the declared cap) and the new
+   rates are tuned too: a chosen rate is interior, or at the cap, where it is recorded as such
+   (:func:`tuning_report`).
 2. **eval**: one run per reporting seed at the chosen rate. Only these enter the lab's tables.
+
+Each run's data come from ``data_seed + seed`` (:func:`data_seed_for`): every seed draws its own
+train, val and test sample, and the two depths of one seed share it (a paired design).
 
 Every finished run is one JSON line (a :class:`dict`, see :func:`make_record`) in a JSON Lines
 file. The file is rewritten atomically (write to a temporary file, ``fsync``, ``os.replace``) after
@@ -34,8 +42,9 @@ from typing import Any
 
 from rnnlab.train import TrainConfig
 
-TUNE_SEED = 10_000
-SCHEMA_VERSION = 1
+TUNE_SEEDS = (10_000, 10_001)
+TUNE_SEED = TUNE_SEEDS[0]  # version 1 tuned on this one seed only
+SCHEMA_VERSION = 2
 
 
 class ResultsFileError(ValueError):
@@ -63,10 +72,25 @@ class Experiment:
     lr_grid: tuple[float, ...] = (1e-3, 3e-3, 1e-2)
     data_seed: int = 1234
     labels: tuple[tuple[str, Any], ...] = ()
+    lr_limits: tuple[float, float] = (1e-4, 0.1)
 
     def __post_init__(self) -> None:
         if not self.lr_grid:
             raise ValueError("lr_grid must hold at least one learning rate, got ()")
+        if any(not (g > 0) for g in self.lr_grid) or list(self.lr_grid) != sorted(self.lr_grid):
+            raise ValueError(f"lr_grid must be increasing rates > 0, got {self.lr_grid!r}")
+        if len(self.lr_grid) > 1:
+            ratios = [b / a for a, b in zip(self.lr_grid[:-1], self.lr_grid[1:], strict=True)]
+            if max(ratios) / min(ratios) > 1.01 or min(ratios) <= 1.0:
+                raise ValueError(
+                    f"lr_grid must be log-spaced (a constant ratio > 1), got {self.lr_grid!r}"
+                )
+        lo, hi = self.lr_limits
+        if not (0 < lo <= self.lr_grid[0] and self.lr_grid[-1] <= hi):
+            raise ValueError(
+                f"lr_limits must bracket lr_grid (0 < lo <= {self.lr_grid[0]} and "
+                f"{self.lr_grid[-1]} <= hi), got {self.lr_limits!r}"
+            )
         for name in ("budget", "num_layers", "n_train", "n_val", "n_test"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -88,6 +112,25 @@ class Experiment:
     def label(self, name: str, default: Any = None) -> Any:
         return dict(self.labels).get(name, default)
 
+    @property
+    def cell_key(self) -> str:
+        """The experiment's cell: its configuration without the number of layers."""
+        d = self.to_dict()
+        d.pop("num_layers")
+        blob = json.dumps(d, sort_keys=True, default=str)
+        return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+    @property
+    def lr_step(self) -> float:
+        """The grid's log-step (the ratio of neighbouring rates); 1.0 for a one-rate grid."""
+        return self.lr_grid[1] / self.lr_grid[0] if len(self.lr_grid) > 1 else 1.0
+
+
+def data_seed_for(experiment: Experiment, seed: int) -> int:
+    """The data seed of a run: ``experiment.data_seed + seed``. Each seed (reporting or tuning)
+    draws its own data sample; the depths of one cell share it, which pairs them."""
+    return experiment.data_seed + seed
+
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -99,7 +142,8 @@ class SweepSpec:
     seeds: tuple[int, ...]
 
     def n_runs(self) -> int:
-        tune = sum(len(e.lr_grid) for e in self.experiments if len(e.lr_grid) > 1)
+        """Runs of the initial design (grid extensions, decided by the data, add more)."""
+        tune = sum(len(e.lr_grid) * len(TUNE_SEEDS) for e in self.experiments if len(e.lr_grid) > 1)
         return tune + len(self.experiments) * len(self.seeds)
 
 
@@ -252,7 +296,7 @@ def run_unit(
         experiment.n_train,
         experiment.n_val,
         experiment.n_test,
-        experiment.data_seed,
+        data_seed_for(experiment, seed),
         experiment.task_options,
     )
     config, match = matched_config_for_task(
@@ -356,26 +400,126 @@ def make_record(
 # ----------------------------------------------------------------------------- the sweep loop
 
 
-def choose_lr(experiment: Experiment, records: Iterable[dict]) -> float | None:
-    """The tuned learning rate of ``experiment``: the best validation score among its tuning
-    runs, or ``None`` while a tuning run is missing. A one-rate grid needs no tuning."""
-    if len(experiment.lr_grid) == 1:
-        return float(experiment.lr_grid[0])
-    by_lr = {}
+def _rate(x: float) -> float:
+    """A learning rate rounded to 6 significant digits, so grown grids give stable run ids."""
+    return float(f"{x:.6g}")
+
+
+def _tune_scores(experiment: Experiment, records: Iterable[dict]) -> dict[float, list[float]]:
+    """``{lr: [validation score per tuning seed]}``, oriented so that higher is better (a
+    diverged run scores ``-inf``)."""
+    out: dict[float, list[float]] = {}
     for r in records:
         if r.get("experiment_key") == experiment.key and r.get("role") == "tune":
-            by_lr[float(r["lr"])] = r["metrics"]
-    if any(float(lr) not in by_lr for lr in experiment.lr_grid):
+            m = r["metrics"]
+            v = m["val"]
+            score = float("-inf") if v is None or v != v else (v if m["higher_is_better"] else -v)
+            out.setdefault(_rate(r["lr"]), []).append(score)
+    return out
+
+
+def _best(grid: Sequence[float], scores: dict[float, list[float]]) -> float:
+    def mean(lr: float) -> float:
+        vals = scores[_rate(lr)]
+        return sum(vals) / len(vals)
+
+    return max(grid, key=mean)
+
+
+def cell_grid(
+    cell: Sequence[Experiment], records: Sequence[dict], tune_seeds: Sequence[int] = TUNE_SEEDS
+) -> tuple[tuple[float, ...], bool]:
+    """The learning-rate grid of one cell so far, and whether its tuning is complete.
+
+    Starts from the experiments' ``lr_grid``; while any depth's best rate (mean validation over
+    ``tune_seeds``) is at an edge, adds one log-step beyond that edge unless it would pass
+    ``lr_limits``. Incomplete while a tuning run of the current grid is missing.
+    """
+    first = cell[0]
+    grid = [_rate(g) for g in first.lr_grid]
+    if len(grid) == 1:
+        return tuple(grid), True
+    lo_cap, hi_cap = first.lr_limits
+    step = first.lr_step
+    done = {r["run_id"] for r in records}
+    while True:
+        for exp in cell:
+            for lr in grid:
+                if any(run_id(exp, "tune", s, lr) not in done for s in tune_seeds):
+                    return tuple(grid), False
+        bests = [_best(grid, _tune_scores(exp, records)) for exp in cell]
+        up = any(b == grid[-1] for b in bests) and grid[-1] * step <= hi_cap * (1 + 1e-4)
+        down = any(b == grid[0] for b in bests) and grid[0] / step >= lo_cap * (1 - 1e-4)
+        if not (up or down):
+            return tuple(grid), True
+        if up:
+            grid.append(_rate(grid[-1] * step))
+        if down:
+            grid.insert(0, _rate(grid[0] / step))
+
+
+def cells_of(experiments: Sequence[Experiment]) -> dict[str, list[Experiment]]:
+    """The experiments grouped by :attr:`Experiment.cell_key`, in design order."""
+    out: dict[str, list[Experiment]] = {}
+    for e in experiments:
+        out.setdefault(e.cell_key, []).append(e)
+    return out
+
+
+def choose_lr(
+    experiment: Experiment,
+    records: Sequence[dict],
+    cell: Sequence[Experiment] | None = None,
+) -> float | None:
+    """The tuned learning rate of ``experiment`` (best mean validation score over the tuning
+    seeds on its cell's grid), or ``None`` while its cell's tuning is incomplete. A one-rate grid
+    needs no tuning. ``cell`` defaults to the experiment alone."""
+    grid, complete = cell_grid(cell or [experiment], records)
+    if len(grid) == 1:
+        return grid[0]
+    if not complete:
         return None
+    return _best(grid, _tune_scores(experiment, records))
 
-    def score(lr: float) -> float:
-        m = by_lr[float(lr)]
-        v = m["val"]
-        if v is None or v != v:  # NaN: a diverged run never wins
-            return float("-inf")
-        return v if m["higher_is_better"] else -v
 
-    return float(max(experiment.lr_grid, key=score))
+def tuning_report(experiments: Sequence[Experiment], records: Sequence[dict]) -> list[dict]:
+    """One row per experiment: its cell's final grid, the mean validation score per rate, the
+    chosen rate, whether the grid was extended and whether the choice sits at a cap."""
+    rows = []
+    for cell in cells_of(experiments).values():
+        grid, complete = cell_grid(cell, records)
+        for exp in cell:
+            scores = _tune_scores(exp, records)
+            chosen = choose_lr(exp, records, cell) if complete else None
+            lo_cap, hi_cap = exp.lr_limits
+            rows.append(
+                {
+                    "experiment_key": exp.key,
+                    "labels": dict(exp.labels),
+                    "num_layers": exp.num_layers,
+                    "grid": list(grid),
+                    "initial_grid": [_rate(g) for g in exp.lr_grid],
+                    "extended": len(grid) > len(exp.lr_grid),
+                    "complete": complete,
+                    "mean_val": {
+                        lr: (sum(v) / len(v) if v else None)
+                        for lr, v in sorted(scores.items())
+                        if lr in grid
+                    },
+                    "tune_seeds": len(TUNE_SEEDS) if len(grid) > 1 else 0,
+                    "chosen": chosen,
+                    "at_edge": chosen is not None
+                    and len(grid) > 1
+                    and chosen in (grid[0], grid[-1]),
+                    "at_cap": chosen is not None
+                    and len(grid) > 1
+                    and (
+                        (chosen == grid[-1] and grid[-1] * exp.lr_step > hi_cap * (1 + 1e-4))
+                        or (chosen == grid[0] and grid[0] / exp.lr_step < lo_cap * (1 - 1e-4))
+                    ),
+                }
+            )
+    return rows
 
 
 def shard(experiments: Sequence[Experiment], index: int, count: int) -> list[Experiment]:
@@ -390,20 +534,25 @@ def shard(experiments: Sequence[Experiment], index: int, count: int) -> list[Exp
 def pending_units(
     spec: SweepSpec, records: Sequence[dict]
 ) -> list[tuple[Experiment, str, int, float]]:
-    """Runs that can start now: missing tuning runs, and evaluation runs of tuned experiments."""
+    """Runs that can start now: missing tuning runs of each cell's current grid, and evaluation
+    runs of experiments whose cell is tuned."""
     done = {r["run_id"] for r in records}
     todo = []
-    for exp in spec.experiments:
-        if len(exp.lr_grid) > 1:
-            for lr in exp.lr_grid:
-                if run_id(exp, "tune", TUNE_SEED, lr) not in done:
-                    todo.append((exp, "tune", TUNE_SEED, float(lr)))
-        lr = choose_lr(exp, records)
-        if lr is None:
+    for cell in cells_of(spec.experiments).values():
+        grid, complete = cell_grid(cell, records)
+        if len(grid) > 1 and not complete:
+            for exp in cell:
+                for lr in grid:
+                    for s in TUNE_SEEDS:
+                        if run_id(exp, "tune", s, lr) not in done:
+                            todo.append((exp, "tune", s, float(lr)))
             continue
-        for seed in spec.seeds:
-            if run_id(exp, "eval", seed, lr) not in done:
-                todo.append((exp, "eval", seed, lr))
+        for exp in cell:
+            lr = choose_lr(exp, records, cell)
+            assert lr is not None
+            for seed in spec.seeds:
+                if run_id(exp, "eval", seed, lr) not in done:
+                    todo.append((exp, "eval", seed, lr))
     return todo
 
 

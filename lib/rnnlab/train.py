@@ -56,8 +56,11 @@ class TrainConfig:
         warmup_steps: linear warm-up steps before the cosine decay.
         min_lr_ratio: the cosine decays from ``lr`` to ``lr * min_lr_ratio`` at ``max_steps``.
         eval_every: steps between validation evaluations (also the learning-curve resolution).
-        patience: stop after this many evaluations without improvement; ``None`` trains for
-            exactly ``max_steps`` (a fixed compute budget).
+        patience: stop after this many evaluations without improvement; ``None`` (the default
+            since version 2 of the labs) trains for exactly ``max_steps``: early stopping cuts a
+            cosine schedule that was sized to ``max_steps`` in the middle, and with noisy
+            validation scores it fires on noise. The best evaluation's weights are still the
+            ones tested (best-on-validation checkpointing).
         eval_batch_size: sequences per evaluation batch.
         amp: ``"auto"`` (bf16/fp16 on CUDA, off elsewhere), ``"off"``, ``"bf16"`` or ``"fp16"``.
     """
@@ -70,7 +73,7 @@ class TrainConfig:
     warmup_steps: int = 0
     min_lr_ratio: float = 0.1
     eval_every: int = 100
-    patience: int | None = 5
+    patience: int | None = None
     eval_batch_size: int = 512
     amp: str = "auto"
 

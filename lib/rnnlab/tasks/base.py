@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -115,20 +116,102 @@ def _rows_as_bytes(x: np.ndarray) -> list[bytes]:
     return [row.tobytes() for row in x]
 
 
+SPLIT_FRACTIONS: dict[str, float] = {"train": 0.8, "val": 0.1, "test": 0.1}
+"""How the space of distinct examples is partitioned: the share of it that belongs to each split."""
+
+
+def split_of_rows(x: np.ndarray, seed: int, task: str) -> np.ndarray:
+    """Which split each row of ``x`` belongs to: ``0`` train, ``1`` val, ``2`` test.
+
+    The answer is a function of the row's *content* only (and of ``seed`` and ``task``): a keyed
+    BLAKE2b hash of the row's bytes, read as a number in ``[0, 1)``, falls into the train, val or
+    test share of :data:`SPLIT_FRACTIONS`. So the space of distinct examples is partitioned
+    *before* anything is drawn, every example has exactly one split, and because the hash knows
+    nothing about an example's length, depth or label, each split is the same distribution seen
+    through a random sieve. (Version 1 drew the test set first and rejected later rows already
+    taken; when the space is small, whole kinds of example ran out before the training set was
+    drawn. See :func:`first_come_splits`.)
+    """
+    key = f"{task}|{seed}".encode()
+    cut_val = SPLIT_FRACTIONS["train"]
+    cut_test = cut_val + SPLIT_FRACTIONS["val"]
+    out = np.empty(len(x), dtype=np.int64)
+    for i, row in enumerate(_rows_as_bytes(x)):
+        digest = hashlib.blake2b(row, digest_size=8, key=key[:64]).digest()
+        u = int.from_bytes(digest, "little") / 2**64
+        out[i] = 0 if u < cut_val else 1 if u < cut_test else 2
+    return out
+
+
 def _sample_splits(
     task: str,
     seed: int,
     sizes: dict[str, int],
     sample: Sampler | dict[str, Sampler],
 ) -> dict[str, tuple[np.ndarray, ...]]:
-    """Draw the three splits from ``sample`` (one batch per call), test first, then val, train.
+    """Draw the three splits from ``sample``: each split keeps the rows that belong to it.
 
-    ``sample`` is one sampler for all splits or a dict with one per split. A sampler's call
-    ``sample(rng)`` returns a tuple of arrays sharing the first dimension, the first being the
-    input ``x`` (its rows are compared for duplicates). Batches have a size fixed by the sampler
-    (not by ``n``), so each split is a prefix of the same split for a larger ``n``. Rows already
-    in a split drawn earlier (test, then val) are rejected, so no test row occurs in val or
-    train and no val row in train.
+    ``sample`` is one sampler for all splits or a dict with one per split (e.g. a deeper test
+    distribution). A sampler's call ``sample(rng)`` returns a tuple of arrays sharing the first
+    dimension, the first being the input ``x``. Each split draws its own stream of batches and
+    keeps, in stream order, the rows that :func:`split_of_rows` assigns to it and that it does not
+    already hold, until it has ``n``. Hence:
+
+    * no example occurs in two splits (each has one split by its content),
+    * no example occurs twice in a split (``n_train`` distinct examples are ``n_train``),
+    * train, val and test follow the same distribution (the partition ignores every feature),
+    * each split is a prefix of the same split for a larger ``n`` (nested training sets), and a
+      split depends only on its own ``n`` (changing ``n_train`` never changes val or test).
+
+    ``info["draws"]`` (see the task's info) records, per split, how many rows were drawn and how
+    many were repeats; a high repeat rate means the space is nearly exhausted.
+    """
+    out: dict[str, tuple[np.ndarray, ...]] = {}
+    for index, split in enumerate(_SPLITS):
+        n, rng = sizes[split], _rng(seed, task, split)
+        draw = sample[split] if isinstance(sample, dict) else sample
+        parts: list[tuple[np.ndarray, ...]] = []
+        seen: set[bytes] = set()
+        have, batches = 0, 0
+        while have < n:
+            batch = draw(rng)
+            mine = split_of_rows(batch[0], seed, task) == index
+            keep = np.zeros(len(mine), dtype=bool)
+            for i, key in enumerate(_rows_as_bytes(batch[0])):
+                if mine[i] and key not in seen:
+                    seen.add(key)
+                    keep[i] = True
+            parts.append(tuple(a[keep] for a in batch))
+            have += int(keep.sum())
+            batches += 1
+            if have < n and batches >= 40 + 20 * (n // max(1, len(keep))):
+                raise ValueError(
+                    f"{task}: could draw only {have} of n_{split}={n} distinct examples in the "
+                    f"{split} share ({SPLIT_FRACTIONS[split]:.0%}) of the example space after "
+                    f"{batches} batches; these options allow too few distinct examples: ask for "
+                    f"fewer examples or widen the options"
+                )
+        if parts:
+            arrays = tuple(np.concatenate([p[i] for p in parts])[:n] for i in range(len(parts[0])))
+        else:  # n == 0: an empty split with the sampler's shapes
+            probe = draw(_rng(seed, task, split))
+            arrays = tuple(a[:0] for a in probe)
+        out[split] = arrays
+    return out
+
+
+def first_come_splits(
+    task: str,
+    seed: int,
+    sizes: dict[str, int],
+    sample: Sampler | dict[str, Sampler],
+) -> dict[str, tuple[np.ndarray, ...]]:
+    """Version 1's split rule, kept to show why it was replaced (do not use it for labs).
+
+    Test was drawn first, then val, then train, each rejecting rows already taken by an earlier
+    split. When the space of distinct examples is small (ListOps at nesting 1 has about 3,300),
+    the earlier splits use up whole kinds of example: every two-argument expression ended in val
+    or test and the training set held none. :func:`_sample_splits` partitions the space instead.
     """
     taken: set[bytes] = set()
     out: dict[str, tuple[np.ndarray, ...]] = {}
@@ -136,23 +219,12 @@ def _sample_splits(
         n, rng = sizes[split], _rng(seed, task, split)
         draw = sample[split] if isinstance(sample, dict) else sample
         parts: list[tuple[np.ndarray, ...]] = []
-        have, batches = 0, 0
-        while True:
+        have = 0
+        while have < n:
             batch = draw(rng)
             keep = np.array([key not in taken for key in _rows_as_bytes(batch[0])], dtype=bool)
-            batch = tuple(a[keep] for a in batch)
-            parts.append(batch)
-            have += len(batch[0])
-            batches += 1
-            if have >= n:
-                break
-            if batches >= 30 + 10 * (n // len(keep)):
-                raise ValueError(
-                    f"{task}: could draw only {have} of n_{split}={n} examples (after {batches} "
-                    f"batches) that are new to the splits drawn before (test, then val); these "
-                    f"options allow too few distinct sequences, or too few pass the filters: "
-                    f"ask for fewer examples or widen the options"
-                )
+            parts.append(tuple(a[keep] for a in batch))
+            have += int(keep.sum())
         arrays = tuple(np.concatenate([p[i] for p in parts])[:n] for i in range(len(parts[0])))
         out[split] = arrays
         if split != "train":

@@ -16,6 +16,7 @@ from rnnlab.tasks.base import (
     _sample_splits,
     _sizes,
     _tensors,
+    first_come_splits,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -24,9 +25,31 @@ from rnnlab.tasks.base import (
 
 _BATCH = 4096
 
+SPLIT_RULES = ("partition", "first_come")
+
+
+def split_rule_function(split_rule: str):
+    """The function that draws a generated task's splits.
+
+    ``"partition"`` (the default, version 2): the space of distinct examples is partitioned by a
+    hash of each example's content, so the splits share one distribution and never overlap
+    (:func:`rnnlab.tasks.base._sample_splits`). ``"first_come"``: version 1's rule, kept only so
+    the course can show what was wrong with it (:func:`rnnlab.tasks.base.first_come_splits`).
+    """
+    if split_rule not in SPLIT_RULES:
+        raise ValueError(f"split_rule must be one of {SPLIT_RULES}, got {split_rule!r}")
+    return _sample_splits if split_rule == "partition" else first_come_splits
+
 
 def _majority(
-    *, n_train: int, n_val: int, n_test: int, seed: int, seq_len: int = 48, num_tokens: int = 10
+    *,
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    seed: int,
+    seq_len: int = 48,
+    num_tokens: int = 10,
+    split_rule: str = "partition",
 ) -> TaskData:
     r"""Majority token: name the token that occurs most often in a sequence.
 
@@ -39,7 +62,8 @@ def _majority(
     Kind ``classify``, ``num_classes = num_tokens``, metric ``accuracy``. A model must keep one
     running count per token over the whole sequence.
 
-    Options: ``seq_len=48`` (>= 1), ``num_tokens=10`` (in [2, 1000]).
+    Options: ``seq_len=48`` (>= 1), ``num_tokens=10`` (in [2, 1000]), ``split_rule`` (see
+    :func:`split_rule_function`).
     """
     seq_len = _check_int("seq_len", seq_len, 1)
     num_tokens = _check_int("num_tokens", num_tokens, 2, 1000)
@@ -53,7 +77,7 @@ def _majority(
         unique = (counts == top).sum(axis=1) == 1
         return x[unique], counts[unique].argmax(axis=1)
 
-    splits = _sample_splits("majority", seed, sizes, sample)
+    splits = split_rule_function(split_rule)("majority", seed, sizes, sample)
     return TaskData(
         name="majority",
         kind="classify",
@@ -135,6 +159,7 @@ def _dyck(
     depth_range: tuple[int, int] | None = None,
     test_depth_range: tuple[int, int] | None = None,
     depth_sampling: str = "natural",
+    split_rule: str = "partition",
 ) -> TaskData:
     r"""Dyck-k: at every position, name the bracket that must close next.
 
@@ -168,7 +193,8 @@ def _dyck(
     Options: ``num_pairs=2`` (in [1, 50]), ``seq_len=64`` (>= 2), ``max_depth=8``
     (in [1, seq_len // 2]), ``min_len`` (even, in [2, seq_len]), ``depth_range``,
     ``test_depth_range`` (pairs within [1, min_len // 2] and [1, max_depth]),
-    ``depth_sampling`` (``"natural"`` or ``"uniform"``).
+    ``depth_sampling`` (``"natural"`` or ``"uniform"``), ``split_rule`` (see
+    :func:`split_rule_function`).
     """
     k = _check_int("num_pairs", num_pairs, 1, 50)
     seq_len = _check_int("seq_len", seq_len, 2)
@@ -260,7 +286,7 @@ def _dyck(
         "val": sampler(*depth_range),
         "test": sampler(*test_depth_range),
     }
-    splits = _sample_splits("dyck", seed, sizes, samplers)
+    splits = split_rule_function(split_rule)("dyck", seed, sizes, samplers)
     tokens = _dyck_token_strings(k)
     return TaskData(
         name="dyck",
@@ -281,6 +307,7 @@ def _dyck(
             "depth_range": list(depth_range),
             "test_depth_range": list(test_depth_range),
             "depth_sampling": depth_sampling,
+            "split_rule": split_rule,
             "tokens": tokens,
             "classes": [f"close {tokens[k + c]}" for c in range(k)] + ["empty stack"],
             "pad_id": pad,
@@ -363,6 +390,8 @@ def _listops(
     max_args: int = 4,
     seq_len: int | None = None,
     test_depth_range: tuple[int, int] | None = None,
+    arg_count: str = "uniform",
+    split_rule: str = "partition",
 ) -> TaskData:
     r"""ListOps-style nested expressions: compute the value of ``[MAX 2 [SM 7 5] 3]``.
 
@@ -387,11 +416,26 @@ def _listops(
 
     Options: ``min_depth=1``, ``max_depth=3`` (1 <= min_depth <= max_depth <= 10),
     ``max_args=4`` (in [2, 10]), ``seq_len`` (>= 4 * deepest + 1, the shortest expression),
-    ``test_depth_range`` (a pair within [1, 10]).
+    ``test_depth_range`` (a pair within [1, 10]), ``arg_count`` (``"uniform"`` or
+    ``"by_expressions"``, below), ``split_rule`` (see :func:`split_rule_function`).
+
+    ``arg_count="by_expressions"`` changes one thing: a node whose arguments are all digits (a
+    depth-1 node) draws its number of arguments :math:`n` with probability proportional to the
+    number of such expressions, :math:`10^n`, so flat expressions are *uniform* over their space
+    (with 4 arguments at most: 2-argument ones are 0.9%, not a third). Sampling without
+    replacement from a uniform distribution keeps it uniform, so at nesting 1, where the whole
+    space holds only :math:`3 (10^2 + 10^3 + 10^4) = 33{,}300` expressions, the splits stay
+    identically distributed even when they take a large part of the space. With ``"uniform"``
+    the two-argument kind (300 expressions) runs out long before a training set of thousands is
+    complete, which the split rule reports as an error.
     """
     max_depth = _check_int("max_depth", max_depth, 1, 10)
     min_depth = _check_int("min_depth", min_depth, 1, max_depth)
     max_args = _check_int("max_args", max_args, 2, 10)
+    if arg_count not in ("uniform", "by_expressions"):
+        raise ValueError(f"arg_count must be 'uniform' or 'by_expressions', got {arg_count!r}")
+    flat_weights = np.array([10.0**k for k in range(2, max_args + 1)])
+    flat_cdf = (np.cumsum(flat_weights) / flat_weights.sum()).tolist()
     train_range = (min_depth, max_depth)
     test_range = _check_range(
         "test_depth_range", train_range if test_depth_range is None else test_depth_range, 1, 10
@@ -421,7 +465,13 @@ def _listops(
                     out.append(digit)
                     return digit
                 op = _MAX + draw(3)
-                n_args = 2 + draw(max_args - 1)
+                if depth == 1 and arg_count == "by_expressions":
+                    u = draw(1_000_000) / 1_000_000
+                    n_args = 2 + next(
+                        i for i, c in enumerate(flat_cdf) if u < c or i == len(flat_cdf) - 1
+                    )
+                else:
+                    n_args = 2 + draw(max_args - 1)
                 spine = draw(n_args)
                 out += (_OPEN, op)
                 values = [
@@ -452,7 +502,7 @@ def _listops(
 
     samplers = {"train": sampler(*train_range), "val": sampler(*train_range)}
     samplers["test"] = sampler(*test_range)
-    splits = _sample_splits("listops", seed, sizes, samplers)
+    splits = split_rule_function(split_rule)("listops", seed, sizes, samplers)
     return TaskData(
         name="listops",
         kind="classify",
@@ -470,6 +520,8 @@ def _listops(
             "max_args": max_args,
             "seq_len": seq_len,
             "test_depth_range": list(test_range),
+            "arg_count": arg_count,
+            "split_rule": split_rule,
             "tokens": list(_LISTOPS_TOKENS),
             "pad_id": _LISTOPS_PAD,
             "sizes": sizes,
