@@ -19,9 +19,7 @@ def test_generated_block_is_in_sync_with_data():
 
 def test_every_verdict_on_the_page_is_recomputed_from_the_data():
     text = PAGE.read_text()
-    rows = re.findall(
-        r"^\| \((\w+)\) \|.*?\| (\w+) \| L=\d+ vs L=\d+ \| \*\*(\w+)\*\* \|", text, re.M
-    )
+    rows = re.findall(r"^\| \((\w+)\) \|.*?\| (\w+) \| L=\d+ vs L=\d+ \| \*\*(\w+)\*\*", text, re.M)
     expected = {}
     for lab_name, profile, path in findings.result_files(results_dir()):
         if profile == "smoke":

@@ -125,7 +125,7 @@ def test_task_names() -> None:
 
 
 def test_task_options_and_docs() -> None:
-    assert task_options("majority") == {"seq_len": 48, "num_tokens": 10}
+    assert task_options("majority") == {"seq_len": 48, "num_tokens": 10, "split_rule": "partition"}
     assert task_options("digits") == {}
     assert task_options("dyck")["num_pairs"] == 2 and task_options("dyck")["max_depth"] == 8
     assert task_options("listops")["max_args"] == 4
@@ -352,9 +352,9 @@ def test_listops_labels_match_independent_evaluator(seed: int, depths, max_args:
     lo, hi = depths
     task = make_task(
         "listops",
-        n_train=30,
-        n_val=5,
-        n_test=30,
+        n_train=20,
+        n_val=3,
+        n_test=10,  # at nesting 1 with 2 arguments the test share holds only about 30
         seed=seed,
         min_depth=lo,
         max_depth=hi,
@@ -377,7 +377,8 @@ def test_listops_defaults_balance_depths() -> None:
     assert task.seq_len == listops_max_len(3, 4) == 127
     assert task.vocab_size == 16 and task.num_classes == 10
     counts = Counter(task.test_groups.tolist())
-    assert set(counts) == {1, 2, 3} and min(counts.values()) > 250
+    # uniform depths, thinned where the small nesting-1 space repeats itself (drawn once each)
+    assert set(counts) == {1, 2, 3} and min(counts.values()) > 200
     assert task.info["tokens"][10:15] == ["MAX", "MIN", "SM", "[", "]"]
 
 
@@ -508,7 +509,7 @@ def test_dyck_unreachable_uniform_depth_raises() -> None:
 
 def test_options_with_too_few_distinct_sequences_raise() -> None:
     # Dyck-1 of depth 1 and length 8 is only "()()()()": it cannot fill disjoint splits.
-    with pytest.raises(ValueError, match="too few distinct sequences"):
+    with pytest.raises(ValueError, match="too few distinct"):
         make_task("dyck", **SMALL, seed=0, num_pairs=1, seq_len=8, max_depth=1)
 
 

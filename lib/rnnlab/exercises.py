@@ -39,6 +39,8 @@ __all__ = [
     "check_gru_count",
     "check_matched_width",
     "check_model_width",
+    "check_four_verdicts",
+    "check_paired_interval",
     "check_verdict_rule",
     "check_welch_interval",
     "check_stack_formula",
@@ -504,5 +506,87 @@ def check_depth_advantage(answer: Callable[[float, float, bool], float]) -> Chec
             ),
             ADVANTAGE_CASES,
             atol=1e-12,
+        )
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Labs, version 2: paired intervals and four verdicts
+# --------------------------------------------------------------------------------------------
+
+#: Paired per-seed scores (position i of ``wide`` and ``deep`` share seed i).
+PAIRED_CASES: tuple[dict[str, Any], ...] = (
+    {"wide": (0.90, 0.92, 0.88, 0.95, 0.91), "deep": (0.80, 0.83, 0.79, 0.85, 0.81)},
+    {"wide": (0.60, 0.61, 0.59, 0.62, 0.60), "deep": (0.66, 0.64, 0.65, 0.69, 0.70)},
+    {"wide": (0.5, 0.7, 0.4, 0.6, 0.55), "deep": (0.52, 0.68, 0.45, 0.61, 0.5)},
+    {"wide": (1.0, 1.2, 0.9, 1.1, 1.3, 0.8), "deep": (1.1, 1.25, 1.0, 1.1, 1.45, 0.85)},
+)
+
+
+def _paired_reference(wide: Sequence[float], deep: Sequence[float]) -> tuple[float, float, float]:
+    from rnnlab import stats
+
+    c = stats.paired_compare(wide, deep, higher_is_better=True, claim="depth", margin=0.01)
+    return (float(c.effect), float(c.ci_low), float(c.ci_high))
+
+
+def check_paired_interval(answer: Callable[[Sequence[float], Sequence[float]], Any]) -> CheckReport:
+    r"""Check ``answer(wide, deep) -> (mean_diff, low, high)``: the mean of the per-seed
+    differences :math:`d_s = x^\text{deep}_s - x^\text{wide}_s` and its 95% Student-t interval
+    on :math:`n - 1` degrees of freedom.
+
+    Reference: :func:`rnnlab.stats.paired_compare` (equal to SciPy's
+    ``ttest_rel(deep, wide).confidence_interval()``). Accepted within 1e-6.
+    """
+
+    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
+        return _tuple_diff(expected, got) <= 1e-6
+
+    check = compare_cases(
+        "check_paired_interval", answer, _paired_reference, PAIRED_CASES, accept=accept
+    )
+    results = tuple(
+        CaseResult(r.case, r.expected, r.got, r.passed, _tuple_diff(r.expected, r.got), r.error)
+        if not r.error
+        else r
+        for r in check.results
+    )
+    return report(CheckReport(check.name, results, check.not_implemented))
+
+
+#: (low, high, margin, claim) cases of the four-verdict rule, with its edge cases.
+FOUR_VERDICT_CASES: tuple[dict[str, Any], ...] = tuple(
+    {"low": lo, "high": hi, "margin": 0.01, "claim": c}
+    for lo, hi in [
+        (0.002, 0.03),
+        (-0.05, -0.001),
+        (-0.004, 0.006),
+        (-0.02, 0.005),
+        (-0.01, 0.009),
+        (0.0, 0.02),
+        (0.02, 0.02),
+    ]
+    for c in ("depth", "width")
+)
+
+
+def check_four_verdicts(answer: Callable[[float, float, float, str], str]) -> CheckReport:
+    """Check ``answer(low, high, margin, claim)``: ``"supported"``, ``"contradicted"``,
+    ``"equivalent"`` or ``"inconclusive"`` for one cell's 95% interval of (depth - width).
+
+    Reference: :func:`rnnlab.stats.verdict_v2_from_interval` (an interval that touches 0 or the
+    margin does not exclude it; a zero-width interval is never decisive)."""
+    from rnnlab import stats
+
+    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
+        return got == expected
+
+    return report(
+        compare_cases(
+            "check_four_verdicts",
+            answer,
+            stats.verdict_v2_from_interval,
+            FOUR_VERDICT_CASES,
+            accept=accept,
         )
     )

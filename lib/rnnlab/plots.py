@@ -42,6 +42,7 @@ __all__ = [
     "group_score_figure",
     "halving_ratio_figure",
     "param_count_vs_width",
+    "tuning_figure",
 ]
 
 #: Colours (Okabe-Ito, colour-blind safe) and line styles for L = 1, 2, 3, 4, ... layers.
@@ -390,26 +391,47 @@ def gap_heatmap(
     row_label: str | None = None,
     col_label: str | None = None,
 ) -> Figure:
-    """A heat map of the depth advantage over a grid; each cell is annotated with the effect,
-    its 95% CI and the cell's verdict symbol (+ supports depth, − supports width, ? neither)."""
+    """A heat map of the depth advantage over a grid, with its uncertainty visible.
+
+    Colour encodes the estimate, but a colour alone would make the cell with the widest interval
+    look the most certain; so every cell is annotated with the effect, its 95% interval and its
+    verdict, and a cell whose interval contains 0 is drawn faded and hatched."""
     rows = sorted({dict(c.cell)[row_key] for c in comparisons})
     cols = sorted({dict(c.cell)[col_key] for c in comparisons})
     if not rows or not cols:
         raise ValueError("comparisons must not be empty")
     grid = np.full((len(rows), len(cols)), np.nan)
     notes = {}
+    uncertain = []
     for c in comparisons:
         i, j = rows.index(dict(c.cell)[row_key]), cols.index(dict(c.cell)[col_key])
         k = c.comparison
         grid[i, j] = k.effect
-        mark = "+" if k.ci_low > 0 else "−" if k.ci_high < 0 else "?"
-        notes[i, j] = f"{k.effect:+.3f} {mark}\n[{k.ci_low:+.3f}, {k.ci_high:+.3f}]"
+        verdict = getattr(k, "verdict", "")
+        notes[i, j] = f"{k.effect:+.3f}\n[{k.ci_low:+.3f}, {k.ci_high:+.3f}]\n{verdict}"
+        if not (k.ci_low > 0 or k.ci_high < 0):
+            uncertain.append((i, j))
     lim = np.nanmax(np.abs(grid)) or 1.0
-    fig = Figure(figsize=(1.9 * len(cols) + 2.6, 1.2 * len(rows) + 1.8), layout="constrained")
+    fig = Figure(figsize=(2.3 * len(cols) + 2.4, 1.35 * len(rows) + 1.9), layout="constrained")
     ax = fig.subplots()
     im = ax.imshow(grid, cmap="PuOr", vmin=-lim, vmax=lim, aspect="auto", origin="lower")
+    from matplotlib.patches import Rectangle
+
+    for i, j in uncertain:
+        ax.add_patch(
+            Rectangle(
+                (j - 0.5, i - 0.5),
+                1,
+                1,
+                facecolor="white",
+                alpha=0.65,
+                hatch="//",
+                edgecolor="0.6",
+                lw=0,
+            )
+        )
     for (i, j), text in notes.items():
-        dark = abs(grid[i, j]) > 0.6 * lim
+        dark = abs(grid[i, j]) > 0.6 * lim and (i, j) not in uncertain
         ax.text(j, i, text, ha="center", va="center", fontsize=8, color="w" if dark else "k")
     ax.set_xticks(range(len(cols)), [f"{c:,}" if isinstance(c, int) else str(c) for c in cols])
     ax.set_yticks(range(len(rows)), [str(r) for r in rows])
@@ -417,7 +439,62 @@ def gap_heatmap(
     ax.set_ylabel(row_label or row_key)
     cb = fig.colorbar(im, ax=ax)
     cb.set_label("depth advantage (accuracy, fraction)\n> 0: L=2 better, < 0: L=1 better")
-    ax.set_title(title + "\n(+: CI above 0, −: CI below 0, ?: CI contains 0)", fontsize=10)
+    ax.set_title(title + "\n(hatched and faded: the 95% interval contains 0)", fontsize=10)
+    _source_note(fig, source)
+    return fig
+
+
+def tuning_figure(
+    rows: Sequence[dict], *, title: str, source: str = "", metric: str = "accuracy", ncols: int = 2
+) -> Figure:
+    """Validation score against learning rate, one panel per cell and one line per depth.
+
+    ``rows`` come from :func:`rnnlab.sweep.tuning_report` (each with ``labels``, ``num_layers``,
+    ``mean_val`` over the tuning seeds, ``chosen`` and ``grid``). The chosen rate of each depth is
+    circled; a chosen rate at the edge of its grid would mean the optimum was not found, which is
+    why the grid grows there (up to a declared cap)."""
+    from rnnlab import analysis
+
+    by_cell: dict[str, list[dict]] = {}
+    for r in rows:
+        labels = dict(r["labels"])
+        labels.pop("budget_target", None)
+        name = analysis.cell_name(tuple(sorted({**labels, "budget": r.get("budget", 0)}.items())))
+        if not r.get("budget"):
+            name = name.replace(", budget 0", "")
+        by_cell.setdefault(name, []).append(r)
+    if not by_cell:
+        raise ValueError("rows must not be empty")
+    n = len(by_cell)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(4.6 * ncols, 3.3 * nrows + 0.9), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    sign = -1.0 if metric == "bits_per_char" else 1.0
+    for ax, (name, rs) in zip(axes, by_cell.items(), strict=False):
+        for r in sorted(rs, key=lambda r: r["num_layers"]):
+            depth = r["num_layers"]
+            pts = sorted((float(lr), v) for lr, v in r["mean_val"].items() if v is not None)
+            if not pts:
+                continue
+            color = LAYER_COLORS[min(depth, len(LAYER_COLORS)) - 1]
+            xs = [p[0] for p in pts]
+            ys = [sign * p[1] for p in pts]  # tuning scores are stored oriented (higher better)
+            ax.plot(xs, ys, "o" + LAYER_STYLES[(depth - 1) % 4], color=color, label=f"L={depth}")
+            if r.get("chosen") is not None:
+                y = sign * dict(pts)[float(r["chosen"])]
+                ax.plot([r["chosen"]], [y], "o", ms=12, mfc="none", mec=color, mew=2)
+        ax.set_xscale("log")
+        ax.set_xlabel("peak learning rate (log scale)")
+        ax.set_ylabel(
+            "validation " + METRIC_LABELS.get(metric, metric).replace("test ", ""), fontsize=8
+        )
+        ax.set_title(name, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    fig.suptitle(title + "\n(mean over the tuning seeds; circles: the chosen rate)", fontsize=10)
     _source_note(fig, source)
     return fig
 

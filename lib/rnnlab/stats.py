@@ -385,3 +385,29 @@ def combine_verdicts_v2(verdicts: Sequence[str]) -> str:
     if eq * 2 >= len(vs) and sup == 0 and con == 0:
         return "equivalent"
     return "inconclusive"
+
+
+def verdict_v2_from_interval(low: float, high: float, margin: float, claim: str) -> str:
+    """Version 2's rule for *one* cell, read off its 95% interval of (depth - width):
+
+    * ``supported`` / ``contradicted``: the interval excludes 0 on the claimed / the other side;
+    * ``equivalent``: otherwise, the interval lies strictly inside ``(-margin, +margin)``;
+    * ``inconclusive``: otherwise; also for a missing (NaN) or zero-width interval, since a
+      comparison without variance is never decisive.
+
+    For a single cell this is exactly what :func:`judge_cells` decides from p-values; across
+    several cells of one claim, :func:`judge_cells` also applies Holm's correction.
+    """
+    if claim not in DIRECTIONS:
+        raise ValueError(f"claim must be one of {DIRECTIONS}, got {claim!r}")
+    if not margin > 0:
+        raise ValueError(f"margin must be > 0, got {margin!r}")
+    if math.isnan(low) or math.isnan(high) or low == high:
+        return "inconclusive"
+    if low > 0:
+        return "supported" if claim == "depth" else "contradicted"
+    if high < 0:
+        return "supported" if claim == "width" else "contradicted"
+    if -margin < low and high < margin:
+        return "equivalent"
+    return "inconclusive"

@@ -101,6 +101,7 @@ class Experiment:
         d["task_options"] = dict(self.task_options)
         d["labels"] = dict(self.labels)
         d["lr_grid"] = list(self.lr_grid)
+        d["lr_limits"] = list(self.lr_limits)
         return d
 
     @property
@@ -496,6 +497,7 @@ def tuning_report(experiments: Sequence[Experiment], records: Sequence[dict]) ->
                 {
                     "experiment_key": exp.key,
                     "labels": dict(exp.labels),
+                    "budget": exp.budget,
                     "num_layers": exp.num_layers,
                     "grid": list(grid),
                     "initial_grid": [_rate(g) for g in exp.lr_grid],
