@@ -66,8 +66,8 @@ def not_evidence_banner(profile: str) -> str:
     if resolve_profile(profile).evidence:
         return ""
     return (
-        "```{warning}\nCode-path check only (smoke profile): tiny models trained for a few "
-        "steps. These numbers are not evidence about depth or width.\n```"
+        "> **Code-path check only (smoke profile):** tiny models trained for a few steps. "
+        "These numbers are not evidence about depth or width."
     )
 
 
