@@ -46,7 +46,8 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[object]], caption:
     )
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return HTML(
-        f'<div class="rnnlab-table" style="overflow-x:auto;max-width:100%">'
+        f'<div class="rnnlab-table" tabindex="0" role="region" aria-label="table" '
+        f'style="overflow-x:auto;max-width:100%">'
         f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
