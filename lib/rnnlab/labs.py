@@ -247,15 +247,18 @@ def _lab_a(profile: str) -> tuple[Experiment, ...]:
         )
     big = profile == "gpu"
     depths = (1, 2, 4)
-    budgets = (20_000, 80_000, 320_000) if big else (8_000, 32_000)
+    # cpu: sized to about 30 min on 2 cores (measured: 1,500 steps of majority cost 22-62 ms per
+    # step on one core, depth 4 the slowest), so majority has one budget and digits two.
+    majority_budgets = (20_000, 80_000, 320_000) if big else (8_000,)
+    digits_budgets = (20_000, 80_000, 320_000) if big else (8_000, 32_000)
     majority_train = TrainConfig(
-        max_steps=6000 if big else 3000, batch_size=128 if big else 64, eval_every=100
+        max_steps=6000 if big else 1500, batch_size=128 if big else 64, eval_every=100
     )
-    digits_train = TrainConfig(max_steps=4000 if big else 2000, batch_size=64, eval_every=100)
+    digits_train = TrainConfig(max_steps=4000 if big else 1500, batch_size=64, eval_every=100)
     return tuple(
         _grid(
             task="majority",
-            budgets=budgets,
+            budgets=majority_budgets,
             depths=depths,
             n_train=20_000,
             n_val=2_000,
@@ -265,7 +268,7 @@ def _lab_a(profile: str) -> tuple[Experiment, ...]:
         )
         + _grid(
             task="digits",
-            budgets=budgets,
+            budgets=digits_budgets,
             depths=depths,
             n_train=1_000,
             n_val=300,
@@ -298,8 +301,8 @@ LAB_A = Lab(
 
 
 DYCK_IN = (("seq_len", 96), ("max_depth", 12), ("depth_sampling", "uniform"))
-"""Dyck in distribution: strings of 96 brackets, nesting depth uniform in 1..12 (version 1's 64
-and 1..8 left both depths at 0.99+ sequence accuracy, where nothing can be told apart)."""
+"""Dyck in distribution (gpu): strings of 96 brackets, nesting depth uniform in 1..12 (version 1's
+64 and 1..8 left both depths at 0.99+ sequence accuracy, where nothing can be told apart)."""
 DYCK_OOD = (
     ("seq_len", 96),
     ("max_depth", 12),
@@ -307,7 +310,17 @@ DYCK_OOD = (
     ("depth_range", (1, 8)),
     ("test_depth_range", (9, 12)),
 )
-"""Dyck out of distribution: trained on nesting 1..8, tested on 9..12 (same string length)."""
+"""Dyck out of distribution (gpu): trained on nesting 1..8, tested on 9..12 (same string length)."""
+DYCK_IN_CPU = (("seq_len", 64), ("max_depth", 12), ("depth_sampling", "uniform"))
+"""Dyck in distribution (cpu): the same nesting 1..12 in strings of 64 brackets (a third cheaper)."""
+DYCK_OOD_CPU = (
+    ("seq_len", 64),
+    ("max_depth", 12),
+    ("depth_sampling", "uniform"),
+    ("depth_range", (1, 8)),
+    ("test_depth_range", (9, 12)),
+)
+"""Dyck out of distribution (cpu): strings of 64, trained on nesting 1..8, tested on 9..12."""
 
 
 def _lab_b(profile: str) -> tuple[Experiment, ...]:
@@ -356,12 +369,17 @@ def _lab_b(profile: str) -> tuple[Experiment, ...]:
         eval_every=250 if big else 100,
         warmup_steps=100,
     )
+    # cpu: sized to about 30 min on 2 cores (measured on one core: 23-28 ms per step at 25K
+    # parameters, 60-82 ms at 100K), so one corpus at one budget; the budget x length map of
+    # the scale experiment covers the rest.
     lm_budgets = {
-        "charlm-english": (100_000, 400_000, 1_000_000) if big else (25_000, 100_000),
-        "charlm-python": (100_000, 400_000, 1_000_000) if big else (100_000,),
+        "charlm-english": (100_000, 400_000, 1_000_000) if big else (25_000,),
+        "charlm-python": (100_000, 400_000, 1_000_000) if big else (),
     }
     out = []
     for task in corpora:
+        if not lm_budgets[task]:
+            continue
         windows = charlm_windows(task, seq_len)
         out += _grid(
             task=task,
@@ -376,12 +394,17 @@ def _lab_b(profile: str) -> tuple[Experiment, ...]:
             lr_grid=LM_LR_GRID,
             labels=(("corpus", task.split("-")[1]),),
         )
-    dyck_train = TrainConfig(max_steps=6_000 if big else 2_000, batch_size=64, eval_every=100)
-    for options, split in ((DYCK_IN, "in-distribution"), (DYCK_OOD, "deeper test")):
+    # cpu: depths 1 and 2 only on Dyck (measured 36-63 ms per step at length 96 on one core).
+    dyck_train = TrainConfig(max_steps=6_000 if big else 1_500, batch_size=64, eval_every=100)
+    dyck = ((DYCK_IN, "in-distribution"), (DYCK_OOD, "deeper test")) if big else (
+        (DYCK_IN_CPU, "in-distribution"),
+        (DYCK_OOD_CPU, "deeper test"),
+    )
+    for options, split in dyck:
         out += _grid(
             task="dyck",
             budgets=(10_000, 40_000) if big else (10_000,),
-            depths=depths,
+            depths=depths if big else (1, 2),
             n_train=20_000,
             n_val=1_000,
             n_test=2_000,
@@ -418,13 +441,13 @@ LISTOPS_COMMON = (("max_args", 4), ("arg_count", "by_expressions"))
 nesting 1 (33,300 expressions) the splits are identically distributed (see the task's doc)."""
 
 
-def _listops_options(train_nesting: tuple[int, int], test_nesting: int) -> tuple:
+def _listops_options(train_nesting: tuple[int, int], test_nesting: int, cap: int = 64) -> tuple:
     lo, hi = train_nesting
     opts = (("min_depth", lo), ("max_depth", hi), *LISTOPS_COMMON)
     if test_nesting != hi:
         opts += (("test_depth_range", (test_nesting, test_nesting)),)
     if max(hi, test_nesting) >= 3:
-        opts += (("seq_len", 64),)  # caps the longest nesting-3 expressions (rejected, all splits)
+        opts += (("seq_len", cap),)  # caps the longest nesting-3 expressions (rejected, all splits)
     return opts
 
 
@@ -432,17 +455,23 @@ def _lab_c(profile: str) -> tuple[Experiment, ...]:
     if profile == "smoke":
         nestings, sizes, ood_sizes = (1, 2), (64, 128), (128,)
         lr_grid, n_val, n_test, budgets = (3e-3,), 32, 32, (3000,)
+        cap = 64
 
         def train_for(nesting: int) -> TrainConfig:
             return SMOKE_TRAIN
     else:
         big = profile == "gpu"
+        # cpu: sized to fit about 45 min on 2 cores (measured on one core: about 9, 25 and 45 ms
+        # per step at nesting 1, 2 and 3 with 64 tokens), so 1,000 steps everywhere, nesting-3
+        # expressions capped at 48 tokens, and no deeper-test cells (the gpu profile has them;
+        # the cpu Lab B has the Dyck ones).
         nestings = (1, 2, 3)
         sizes = (500, 4_000, 32_000) if big else (500, 2_000, 8_000)
-        ood_sizes = sizes[1:]
+        ood_sizes = sizes[1:] if big else ()
         lr_grid, n_val, n_test = LR_GRID, 1_000, 2_000
         budgets = (40_000,) if big else (20_000,)
-        steps = {1: 1_500, 2: 2_500, 3: 3_000} if not big else {1: 3_000, 2: 5_000, 3: 8_000}
+        steps = {1: 3_000, 2: 5_000, 3: 8_000} if big else {1: 1_000, 2: 1_000, 3: 1_000}
+        cap = 64 if big else 48
 
         def train_for(nesting: int) -> TrainConfig:
             return TrainConfig(max_steps=steps[nesting], batch_size=64, eval_every=100)
@@ -458,7 +487,7 @@ def _lab_c(profile: str) -> tuple[Experiment, ...]:
                 n_train=n_train,
                 n_val=n_val,
                 n_test=n_test,
-                options=_listops_options((nesting, nesting), nesting),
+                options=_listops_options((nesting, nesting), nesting, cap),
                 train=train_for(nesting),
                 lr_grid=lr_grid,
                 labels=(("nesting", nesting), ("n_train", n_train), ("split", "in-distribution")),
@@ -471,8 +500,8 @@ def _lab_c(profile: str) -> tuple[Experiment, ...]:
             n_train=n_train,
             n_val=n_val,
             n_test=n_test,
-            options=_listops_options((1, deepest - 1), deepest),
-            train=train_for(deepest),
+            options=_listops_options((1, deepest - 1), deepest, cap),
+            train=train_for(deepest - 1),  # as long as its training nestings get
             lr_grid=lr_grid,
             labels=(("nesting", deepest), ("n_train", n_train), ("split", "deeper test")),
         )
