@@ -99,7 +99,7 @@ def test_corrupt_line_names_file_and_line_and_overwrites_nothing(tmp_path):
     spec = small_spec(n_exp=1, seeds=(0,))
     run_sweep(spec, out)
     good = out.read_text()
-    out.write_text(good + '{"run_id": "x", "lab": "lab-c", "prof')  # a truncated line
+    out.write_text(good + '{"run_id": "x", "lab": "lab-c", "prof\n' + good)  # a cut line, mid-file
     damaged = out.read_text()
     with pytest.raises(ResultsFileError, match=rf"{out.name}:2"):
         run_sweep(small_spec(n_exp=2, seeds=(0,)), out)
@@ -107,6 +107,18 @@ def test_corrupt_line_names_file_and_line_and_overwrites_nothing(tmp_path):
     out.write_text(good + '["not", "a", "record"]\n')
     with pytest.raises(ResultsFileError, match=r":2: not a run record"):
         load_results(out)
+
+
+def test_torn_last_line_is_dropped_with_a_warning_and_the_sweep_goes_on(tmp_path):
+    from rnnlab.sweep import TornLineWarning
+
+    out = tmp_path / "r.jsonl"
+    run_sweep(small_spec(n_exp=1, seeds=(0,)), out)
+    out.write_text(out.read_text() + '{"run_id": "x", "lab": "lab-c", "prof')  # killed mid-write
+    with pytest.warns(TornLineWarning, match=rf"{out.name}:2"):
+        recs = run_sweep(small_spec(n_exp=2, seeds=(0,)), out)
+    assert len(recs) == 2 and len(out.read_text().splitlines()) == 2
+    assert load_results(out) == recs
 
 
 def test_results_of_another_lab_are_refused(tmp_path):

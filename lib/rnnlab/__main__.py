@@ -5,12 +5,20 @@ Examples::
     python -m rnnlab labs
     python -m rnnlab run lab-a --profile cpu --out runs/lab-a-cpu.jsonl --jobs 2
     python -m rnnlab run lab-b --profile gpu --out /content/drive/MyDrive/lab-b.jsonl --shard 1/3
+    python -m rnnlab run lab-b --profile gpu --scheduler tcp://head-node:8786   # on a Dask cluster
     python -m rnnlab summarize runs/lab-a-cpu.jsonl
     python -m rnnlab merge part1.jsonl part2.jsonl --out lab-b-gpu.jsonl
     python -m rnnlab reproduce --profile cpu          # every lab into data/results/ (resumes)
 
 A run that is interrupted (Ctrl-C, a Colab disconnect) resumes when the same command is run
-again: finished runs are read back from ``--out`` and skipped.
+again: finished runs are read back from ``--out`` and skipped. Several ``run`` processes may
+write the same ``--out`` at once (e.g. ``--shard 1/2`` and ``--shard 2/2``): writes are locked.
+
+Exit status: 0 when every run is in ``--out``; 1 when some runs failed (each is listed, with its
+error, in ``<out>.failed``; rerunning retries only those and the missing ones), when the Dask
+scheduler was lost mid-sweep, or when ``summarize`` finds no runs; 2 for a usage problem (a bad
+option, an unwritable ``--out``, a missing file, an unreachable scheduler), always as one line
+on stderr.
 """
 
 from __future__ import annotations
@@ -20,8 +28,14 @@ import sys
 from pathlib import Path
 
 from rnnlab import analysis
+from rnnlab.distributed import SchedulerLost, SchedulerUnavailable, scheduler_address
 from rnnlab.labs import LABS, get_lab, resolve_profile, run_lab
+from rnnlab.store import ResultsFileUnwritable, ResultsStore, failed_path
 from rnnlab.sweep import load_results, write_results_atomic
+
+
+class UsageError(ValueError):
+    """A problem with what the user asked for; reported as one line, exit status 2."""
 
 
 def cmd_labs(args: argparse.Namespace) -> int:
@@ -33,7 +47,8 @@ def cmd_labs(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     prof = resolve_profile(args.profile)
     out = Path(args.out or f"runs/{args.lab}-{prof.name}.jsonl")
-    run_lab(
+    ResultsStore(out).check_writable()  # fail in one line now, not after the first run
+    records = run_lab(
         args.lab,
         profile=prof.name,
         out=out,
@@ -42,8 +57,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         device=args.device,
         threads=args.threads,
+        scheduler=scheduler_address(args.scheduler),
     )
+    return _failed_status(records, out)
+
+
+def _failed_status(records: list, out: Path) -> int:
+    """Exit status 1 (with one line on stderr) when runs of this sweep failed, else 0."""
+    failures = getattr(records, "failures", [])
+    if failures:
+        print(
+            f"error: {len(failures)} run(s) failed (errors in {failed_path(out)}); "
+            "rerun the same command to retry them",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _existing(paths: list[str]) -> list[str]:
+    for path in paths:
+        if not Path(path).is_file():
+            raise UsageError(
+                f"{path} does not exist" if not Path(path).exists() else f"{path} is not a file"
+            )
+    return paths
 
 
 def summarize_text(records: list[dict]) -> str:
@@ -80,10 +118,10 @@ def summarize_text(records: list[dict]) -> str:
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     records = []
-    for path in args.paths:
+    for path in _existing(args.paths):
         records += load_results(path)
     if not records:
-        print("no results in " + ", ".join(args.paths))
+        print(f"{', '.join(args.paths)}: no runs in this file (it is empty)", file=sys.stderr)
         return 1
     print(summarize_text(records))
     return 0
@@ -91,7 +129,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     merged: dict[str, dict] = {}
-    for path in args.paths:
+    for path in _existing(args.paths):
         for rec in load_results(path):
             merged.setdefault(rec["run_id"], rec)
     out = Path(args.out)
@@ -107,10 +145,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     prof = resolve_profile(args.profile)
     labs = args.labs or list(LABS)
+    status = 0
     for name in labs:
         out = results_dir() / f"{name}-{prof.name}.jsonl"
-        run_lab(name, profile=prof.name, out=out, jobs=args.jobs, device=args.device)
-    return 0
+        ResultsStore(out).check_writable()
+        records = run_lab(name, profile=prof.name, out=out, jobs=args.jobs, device=args.device)
+        status = max(status, _failed_status(records, out))
+    return status
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
@@ -145,6 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=1, help="parallel processes (1 thread each)")
     r.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
     r.add_argument("--threads", type=int, help="torch threads per process")
+    r.add_argument(
+        "--scheduler",
+        help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
+        "(default: $DASK_SCHEDULER_ADDRESS; unset: local processes)",
+    )
     r.set_defaults(func=cmd_run)
     s = sub.add_parser("summarize", help="means, 95%% CIs and verdicts of results files")
     s.add_argument("paths", nargs="+")
@@ -170,9 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as exc:
+    except (ValueError, ResultsFileUnwritable, SchedulerUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except SchedulerLost as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rnnlab.store import failed_path
 from rnnlab.sweep import (
     Experiment,
+    SweepRecords,
     SweepSpec,
     load_results,
     progress_line,
@@ -588,13 +590,17 @@ def run_lab(
     device: str | None = None,
     threads: int | None = None,
     progress: bool | None = None,
-) -> list[dict]:
+    scheduler: str | None = None,
+) -> SweepRecords:
     """Run (or resume) lab ``name`` in ``profile``, writing every finished run to ``out``.
 
     ``seeds`` is a count (``"5"``: seeds 0..4) or a list (``"0,3"``); ``shard_text`` is
     ``"i/n"`` to run the i-th of n slices of the experiments (merge the files afterwards with
-    ``python -m rnnlab merge``). Prints one line per finished run; returns every record in
-    ``out``.
+    ``python -m rnnlab merge``, or point every shard at the same ``out``: writes are locked).
+    ``scheduler`` (``"tcp://host:8786"``) runs the runs on a Dask cluster instead of ``jobs``
+    local processes (see :mod:`rnnlab.distributed`). Prints one line per finished run and one
+    per failed run; returns every record in ``out`` (a list) whose ``.failures`` lists the runs
+    that raised (also in ``<out>.failed``; a rerun retries them).
     """
     lab = get_lab(name)
     prof = resolve_profile(profile)
@@ -618,10 +624,31 @@ def run_lab(
         done[0] += 1
         print(progress_line(rec, done[0], total), flush=True)
 
+    def log_failure(failure: dict) -> None:
+        print(
+            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
+            f"(run {failure['run_id']}): {failure['error']}",
+            flush=True,
+        )
+
     records = run_sweep(
-        spec, out, jobs=jobs, device=device, threads=threads, on_record=log, progress=progress
+        spec,
+        out,
+        jobs=jobs,
+        device=device,
+        threads=threads,
+        on_record=log,
+        on_failure=log_failure,
+        progress=progress,
+        scheduler=scheduler,
     )
     print(f"{lab.name}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    if records.failures:
+        print(
+            f"{lab.name}: {len(records.failures)} of {total} runs failed; their errors are in "
+            f"{failed_path(out)}; rerun the same command to retry them",
+            flush=True,
+        )
     return records
 
 

@@ -15,11 +15,20 @@ Each experiment is run in two phases, both recorded:
 Each run's data come from ``data_seed + seed`` (:func:`data_seed_for`): every seed draws its own
 train, val and test sample, and the two depths of one seed share it (a paired design).
 
-Every finished run is one JSON line (a :class:`dict`, see :func:`make_record`) in a JSON Lines
-file. The file is rewritten atomically (write to a temporary file, ``fsync``, ``os.replace``) after
-each run, so a killed sweep loses at most the run in progress; rerunning the same command skips
-every run whose ``run_id`` is already in the file. A truncated or corrupt line raises
-:class:`ResultsFileError` naming the file and line, and nothing is overwritten.
+Every finished run is one JSON line (a :class:`dict`, see :func:`make_record`) appended to a JSON
+Lines file by :class:`rnnlab.store.ResultsStore`: one ``fsync``-ed line per run under an exclusive
+lock (``<out>.lock``), so several processes may share one file and a killed sweep loses at most
+the runs in progress; rerunning the same command skips every run whose ``run_id`` is already in
+the file. A torn last line (a writer killed mid-write) is skipped with a warning and repaired by
+the next write; a corrupt line elsewhere raises :class:`ResultsFileError` naming the file and
+line, and nothing is overwritten. :func:`load_results` and :func:`write_results_atomic` live in
+:mod:`rnnlab.store` and are re-exported here.
+
+A run that raises does not end the sweep: it is recorded in ``<out>.failed`` (never read as a
+result), the other runs go on, and a rerun retries it. Runs execute in this process
+(``jobs=1``), in a pool of ``jobs`` processes, or as tasks on a Dask cluster
+(``scheduler="tcp://host:8786"``, see :mod:`rnnlab.distributed`); in every case only the
+submitting process writes the results file.
 """
 
 from __future__ import annotations
@@ -28,27 +37,31 @@ import datetime as _dt
 import functools
 import hashlib
 import json
-import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
+import traceback
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rnnlab.store import (  # noqa: F401  (re-exported: notebooks import them from here)
+    ResultsFileError,
+    ResultsStore,
+    TornLineWarning,
+    failure_record,
+    load_results,
+    write_results_atomic,
+)
 from rnnlab.train import TrainConfig
 
 TUNE_SEEDS = (10_000, 10_001)
 TUNE_SEED = TUNE_SEEDS[0]  # version 1 tuned on this one seed only
 SCHEMA_VERSION = 2
-
-
-class ResultsFileError(ValueError):
-    """A results file holds a line that is not a valid run record."""
 
 
 @dataclass(frozen=True)
@@ -202,57 +215,6 @@ def versions() -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- results files
-
-
-def load_results(path: str | Path) -> list[dict]:
-    """Read a JSON Lines results file; a missing file is an empty list.
-
-    Raises :class:`ResultsFileError` naming the file and line for a line that is not a JSON
-    object with the required keys (e.g. a line truncated by a crash or a bad merge).
-    """
-    path = Path(path)
-    if not path.exists():
-        return []
-    records = []
-    required = ("run_id", "lab", "profile", "role", "seed", "metrics", "experiment")
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ResultsFileError(
-                    f"{path}:{lineno}: not valid JSON ({exc.msg}); the file is corrupt or "
-                    "truncated. Fix or delete that line; nothing was overwritten."
-                ) from None
-            if not isinstance(rec, dict) or any(k not in rec for k in required):
-                missing = [k for k in required if not isinstance(rec, dict) or k not in rec]
-                raise ResultsFileError(
-                    f"{path}:{lineno}: not a run record (missing {missing}); nothing was "
-                    "overwritten."
-                )
-            records.append(rec)
-    return records
-
-
-def write_results_atomic(path: str | Path, records: Sequence[dict]) -> None:
-    """Write all ``records`` to ``path`` as JSON Lines, atomically (temp file + rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for rec in records:
-                fh.write(json.dumps(rec, sort_keys=True) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes the file private; results are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def eval_records(records: Iterable[dict]) -> list[dict]:
@@ -558,6 +520,18 @@ def pending_units(
     return todo
 
 
+class SweepRecords(list):
+    """What :func:`run_sweep` returns: a plain ``list`` of every run record in the results file
+    (each ``run_id`` once), plus ``failures``: the runs that raised in this sweep, as
+    :func:`rnnlab.store.failure_record` dicts (also written to ``<out>.failed``)."""
+
+    failures: list[dict]
+
+    def __init__(self, records: Iterable[dict] = (), failures: Iterable[dict] = ()) -> None:
+        super().__init__(records)
+        self.failures = list(failures)
+
+
 def run_sweep(
     spec: SweepSpec,
     out: str | Path,
@@ -567,17 +541,35 @@ def run_sweep(
     threads: int | None = None,
     progress: bool | None = None,
     on_record: Callable[[dict], None] | None = None,
+    on_failure: Callable[[dict], None] | None = None,
     max_runs: int | None = None,
-) -> list[dict]:
-    """Run every missing run of ``spec``, appending each finished one to ``out`` atomically.
+    scheduler: str | None = None,
+) -> SweepRecords:
+    """Run every missing run of ``spec``, appending each finished one to ``out``.
 
-    ``jobs > 1`` runs that many processes (each with ``threads`` torch threads, default 1 when
-    ``jobs > 1``); records are written by this process only, as each run finishes. Rerunning after
-    an interruption resumes: finished runs are skipped, none is repeated. ``max_runs`` stops after
-    that many new runs (used by the tests to simulate an interruption).
+    Where the runs execute:
+
+    * ``jobs == 1`` (and no ``scheduler``): one after the other in this process;
+    * ``jobs > 1``: a pool of that many processes (each with ``threads`` torch threads, default
+      1);
+    * ``scheduler="tcp://host:port"``: as Dask tasks on that cluster (``jobs`` is then ignored;
+      ``threads`` defaults to 1 per task). See :mod:`rnnlab.distributed`.
+
+    In every case records are written by this process only, as each run finishes, through
+    :class:`rnnlab.store.ResultsStore` (locked, fsynced appends: other processes may write the
+    same file). Pending runs are recomputed after each finished run, so evaluation runs start
+    as soon as their experiment's tuning runs are in. Rerunning after an interruption resumes:
+    finished runs are skipped, none is repeated.
+
+    A run that raises is recorded in ``<out>.failed`` with its error and traceback (never as a
+    result), reported through ``on_failure``, not retried within this sweep, and retried by the
+    next one. The returned :class:`SweepRecords` lists every record of ``out`` and, in
+    ``.failures``, this sweep's failures. ``max_runs`` stops after that many new runs (used by
+    the tests to simulate an interruption).
     """
-    out = Path(out)
-    records = load_results(out)
+    store = ResultsStore(out)
+    out = store.path
+    records = store.read()
     for i, r in enumerate(records, start=1):
         if r["lab"] != spec.lab or r["profile"] != spec.profile:
             raise ResultsFileError(
@@ -586,53 +578,130 @@ def run_sweep(
             )
     if jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
-    threads = threads or (1 if jobs > 1 else None)
+    threads = threads or (1 if jobs > 1 or scheduler else None)
     new = 0
+    failed: dict[str, dict] = {}
 
     def accept(rec: dict) -> None:
-        nonlocal new
-        records.append(rec)
-        write_results_atomic(out, records)
+        nonlocal new, records
+        if store.append(rec):
+            records.append(rec)
+        else:  # another process wrote this run first: its copy is the one on disk
+            records = store.read()
         new += 1
         if on_record:
             on_record(rec)
 
+    def fail(unit: tuple, exc: BaseException) -> None:
+        exp, role, seed, lr = unit
+        rec = failure_record(
+            run_id=run_id(exp, role, seed, lr),
+            lab=spec.lab,
+            profile=spec.profile,
+            role=role,
+            seed=seed,
+            lr=lr,
+            experiment_key=exp.key,
+            error=exc,
+            traceback_text="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        )
+        store.record_failure(rec)
+        failed[rec["run_id"]] = rec
+        if on_failure:
+            on_failure(rec)
+
     def budget_left() -> bool:
         return max_runs is None or new < max_runs
 
+    def todo() -> list[tuple[Experiment, str, int, float]]:
+        return [u for u in pending_units(spec, records) if run_id(*u) not in failed]
+
+    def finish() -> SweepRecords:
+        store.prune_failures()
+        return SweepRecords(records, failed.values())
+
     kwargs = dict(lab=spec.lab, profile=spec.profile, device=device, threads=threads)
-    if jobs == 1:
+    if scheduler is None and jobs == 1:
         while budget_left():
-            todo = pending_units(spec, records)
-            if not todo:
+            units = todo()
+            if not units:
                 break
-            exp, role, seed, lr = todo[0]
-            accept(run_unit(exp, role=role, seed=seed, lr=lr, progress=progress, **kwargs))
-        return records
+            exp, role, seed, lr = units[0]
+            try:
+                rec = run_unit(exp, role=role, seed=seed, lr=lr, progress=progress, **kwargs)
+            except Exception as exc:  # any error of one run is that run's failure
+                fail(units[0], exc)
+            else:
+                accept(rec)
+        return finish()
+
+    def drive(submit: Callable, wait_first: Callable, slots: int | None) -> None:
+        """Keep up to ``slots`` runs in flight (``None``: every pending run); record each as
+        it completes, then look again for runs that can start (tuning -> evaluation)."""
+        running: dict[Any, tuple] = {}
+        while True:
+            if budget_left():
+                busy = {run_id(*u) for u in running.values()}
+                for unit in todo():
+                    if slots is not None and len(running) >= slots:
+                        break
+                    if run_id(*unit) not in busy:
+                        running[submit(unit)] = unit
+            if not running:
+                return
+            finished = wait_first(list(running))
+            for fut in finished:
+                unit = running.pop(fut)
+                try:
+                    rec = fut.result()
+                except Exception as exc:
+                    if scheduler is not None:
+                        from rnnlab.distributed import raise_if_lost
+
+                        raise_if_lost(exc, scheduler, out)
+                    fail(unit, exc)
+                else:
+                    accept(rec)  # a finished run is never thrown away
+
+    if scheduler is not None:
+        from rnnlab.distributed import dask_client, submit_run, wait_first_dask
+
+        with dask_client(scheduler) as client:
+            drive(
+                lambda u: submit_run(client, u, kwargs), lambda f: wait_first_dask(client, f), None
+            )
+        return finish()
 
     import multiprocessing as mp
 
-    running: dict[Future, str] = {}
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        while True:
-            busy = set(running.values())
-            if budget_left():
-                for exp, role, seed, lr in pending_units(spec, records):
-                    rid = run_id(exp, role, seed, lr)
-                    if rid in busy or len(running) >= jobs:
-                        continue
-                    fut = pool.submit(
-                        run_unit, exp, role=role, seed=seed, lr=lr, progress=False, **kwargs
-                    )
-                    running[fut] = rid
-                    busy.add(rid)
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                running.pop(fut)
-                accept(fut.result())  # a finished run is never thrown away
-    return records
+    pools: list[ProcessPoolExecutor] = []
+
+    def new_pool() -> ProcessPoolExecutor:
+        pools.append(ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")))
+        return pools[-1]
+
+    def submit(unit: tuple) -> Any:
+        exp, role, seed, lr = unit
+        try:
+            return pools[-1].submit(
+                run_unit, exp, role=role, seed=seed, lr=lr, progress=False, **kwargs
+            )
+        except BrokenProcessPool:  # a worker died (its runs are recorded as failed): start afresh
+            pools[-1].shutdown(wait=False, cancel_futures=True)
+            return new_pool().submit(
+                run_unit, exp, role=role, seed=seed, lr=lr, progress=False, **kwargs
+            )
+
+    def wait_first(futures: list) -> set:
+        return wait(futures, return_when=FIRST_COMPLETED).done
+
+    new_pool()
+    try:
+        drive(submit, wait_first, jobs)
+    finally:
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return finish()
 
 
 def progress_line(rec: dict, done: int, total: int) -> str:

@@ -1,0 +1,125 @@
+"""Scale a sweep out over many machines with Dask (``python -m rnnlab run LAB --scheduler ...``).
+
+How it works: start a Dask scheduler on one machine and Dask workers on as many as you like
+(``dask scheduler``; ``dask worker tcp://HOST:8786 --nworkers 4 --nthreads 1``), then run the
+usual command with ``--scheduler tcp://HOST:8786`` (or set ``DASK_SCHEDULER_ADDRESS``). The
+submitting process -- the one running ``python -m rnnlab run`` -- is the only writer of the
+results file:
+
+1. it reads ``--out`` and computes the runs that can start now (:func:`rnnlab.sweep.pending_units`:
+   missing tuning runs, and evaluation runs of experiments whose tuning is complete);
+2. it submits each as one Dask task, the pure function :func:`rnnlab.sweep.run_unit`
+   (experiment, role, seed, learning rate -> result record), keyed ``rnnlab-<run_id>`` so two
+   submitters sharing a scheduler compute a run once;
+3. as each task completes it appends the record to ``--out`` (locked, fsynced: see
+   :mod:`rnnlab.store`) and recomputes the pending runs, submitting evaluation runs as soon as
+   their experiment's tuning runs are in -- exactly the process-pool path of
+   :func:`rnnlab.sweep.run_sweep`, with Dask in place of ``ProcessPoolExecutor``.
+
+A task that raises is recorded in ``<out>.failed`` like any failing run. If the scheduler goes
+away, the sweep stops with :class:`SchedulerLost`; every run already written stays, and running
+the same command against a new scheduler resumes (finished runs are skipped).
+
+Workers need the same ``rnnlab`` (and torch) installed as the submitter; each task uses
+``threads`` torch threads (default 1), so give each worker ``--nthreads`` equal to its cores.
+On SLURM/PBS/SGE clusters, `dask-jobqueue <https://jobqueue.dask.org>`_ starts the workers as
+batch jobs (``SLURMCluster(...).scale(jobs=10)``); pass its ``scheduler_address``.
+
+Requires the optional extra ``pip install "rnnlab[dask]"`` (the ``distributed`` package).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: Seconds to wait for the scheduler when connecting, and to wait for it to come back when the
+#: connection drops before the sweep gives up (override with $RNNLAB_DASK_TIMEOUT).
+CONNECT_TIMEOUT_S = 20.0
+
+
+class SchedulerUnavailable(RuntimeError):
+    """The Dask scheduler cannot be reached (wrong address, not started, firewall)."""
+
+
+class SchedulerLost(RuntimeError):
+    """The Dask scheduler went away mid-sweep; the runs already written are kept."""
+
+
+def scheduler_address(cli_value: str | None) -> str | None:
+    """``--scheduler`` if given, else ``$DASK_SCHEDULER_ADDRESS``, else ``None`` (no Dask)."""
+    return cli_value or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+
+
+def _timeout() -> float:
+    return float(os.environ.get("RNNLAB_DASK_TIMEOUT", CONNECT_TIMEOUT_S))
+
+
+@contextlib.contextmanager
+def dask_client(address: str) -> Iterator[Any]:
+    """A ``distributed.Client`` connected to ``address``, closed on exit."""
+    try:
+        import dask
+        from distributed import Client
+    except ImportError:
+        raise SchedulerUnavailable(
+            "--scheduler needs Dask: pip install 'rnnlab[dask]' (the 'distributed' package)"
+        ) from None
+    timeout = _timeout()
+    with dask.config.set({"distributed.comm.timeouts.connect": f"{timeout}s"}):
+        try:
+            client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
+            raise SchedulerUnavailable(
+                f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({exc})"
+            ) from None
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+
+
+def submit_run(client: Any, unit: tuple, kwargs: dict) -> Any:
+    """Submit one run ``(experiment, role, seed, lr)`` as a Dask task; returns its future."""
+    from rnnlab.sweep import run_id, run_unit
+
+    exp, role, seed, lr = unit
+    return client.submit(
+        run_unit,
+        exp,
+        role=role,
+        seed=seed,
+        lr=lr,
+        progress=False,
+        key=f"rnnlab-{run_id(exp, role, seed, lr)}",
+        pure=False,
+        **kwargs,
+    )
+
+
+def wait_first_dask(client: Any, futures: list) -> set:
+    """The futures of ``futures`` that have finished, waiting until at least one has."""
+    from distributed import wait
+
+    with client.as_current():
+        return set(wait(futures, return_when="FIRST_COMPLETED").done)
+
+
+def raise_if_lost(exc: BaseException, address: str, out: str | Path) -> None:
+    """Turn a future cancelled because the scheduler went away into :class:`SchedulerLost`
+    (a sweep-level problem), leaving genuine run errors to be recorded as failures."""
+    cancelled = (concurrent.futures.CancelledError, asyncio.CancelledError)
+    if isinstance(exc, cancelled) or type(exc).__name__ in {
+        "FutureCancelledError",
+        "CommClosedError",
+    }:
+        raise SchedulerLost(
+            f"lost the Dask scheduler at {address} ({type(exc).__name__}); the finished runs "
+            f"are saved in {out}: start a scheduler and rerun the same command to resume"
+        ) from None
