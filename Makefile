@@ -12,7 +12,7 @@ export PYTHONHASHSEED := 0
 # Progress bars are for people; builds and tests run without them.
 export TQDM_DISABLE := 1
 
-.PHONY: help setup vendor book book-build test lint unit notebooks browser student results benchmarks clean
+.PHONY: help setup vendor book book-build test lint unit notebooks browser chromium student results benchmarks clean
 
 help:
 	@echo "make book   - set up .venv and build the course website into _build/html"
@@ -52,8 +52,24 @@ lint: $(STAMP)
 unit: $(STAMP)
 	RNNLAB_PROFILE=smoke $(BIN)/python -m pytest -n 2 -q tests --ignore=tests/browser
 
+# The browser tests drive Debian's Chromium (/usr/bin/chromium). Installed here when missing: as
+# root with apt-get; otherwise one line says what to install, and make stops.
+CHROMIUM ?= /usr/bin/chromium
+APT_GET ?= apt-get
+USER_ID ?= $(shell id -u)
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$(USER_ID)" = 0 ]; then \
+	    echo "make: installing Debian's chromium (apt-get) for the browser tests"; \
+	    $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq chromium; \
+	  else \
+	    echo "make: the browser tests need Debian's Chromium at $(CHROMIUM): run 'sudo apt-get install chromium' (or make test as root)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
 # Real headless Chromium over the built site (run `make book` first); a missing browser fails here.
-browser: $(STAMP) vendor
+browser: $(STAMP) vendor chromium
 	RNNLAB_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
 notebooks: $(STAMP)
@@ -61,6 +77,7 @@ notebooks: $(STAMP)
 	  $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env -p no:randomly chapters
 
 test: $(STAMP)
+	$(MAKE) --no-print-directory chromium
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory notebooks
