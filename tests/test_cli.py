@@ -56,3 +56,51 @@ def test_profiles(monkeypatch):
     assert resolve_profile().name == "cpu"
     assert resolve_profile("smoke").evidence is False
     assert all(len(p.seeds) >= 5 for p in PROFILES.values() if p.evidence)
+
+
+def test_failed_runs_give_a_nonzero_exit_and_a_rerun_retries_them(tmp_path, capsys, monkeypatch):
+    import rnnlab.sweep as sweep
+
+    out = tmp_path / "c.jsonl"
+    args = ["run", "lab-c", "--profile", "smoke", "--out", str(out), "--seeds", "1"]
+    real = sweep.run_unit
+    calls = []
+
+    def flaky(exp, **kw):
+        calls.append(exp.key)
+        if len(calls) == 2:
+            raise RuntimeError("simulated crash")
+        return real(exp, **kw)
+
+    monkeypatch.setattr(sweep, "run_unit", flaky)
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "error: 1 run(s) failed" in captured.err and "c.jsonl.failed" in captured.err
+    assert "FAILED eval" in captured.out and "simulated crash" in captured.out
+    n = get_lab("lab-c").sweep("smoke", (0,)).n_runs()
+    assert len(out.read_text().splitlines()) == n - 1
+    monkeypatch.setattr(sweep, "run_unit", real)
+    assert main(args) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("[")]
+    assert len(lines) == 1  # only the failed run ran again
+    assert len(out.read_text().splitlines()) == n
+
+
+def test_unwritable_out_is_one_clear_line_and_exit_2(tmp_path):
+    (tmp_path / "afile").write_text("")
+    for bad in ("/proc/x.jsonl", str(tmp_path / "afile" / "x.jsonl")):
+        out = run("run", "lab-c", "--profile", "smoke", "--out", bad)
+        assert out.returncode == 2, out.stderr
+        assert "Traceback" not in out.stderr
+        (line,) = out.stderr.strip().splitlines()
+        assert line.startswith("error: cannot") and bad.split("/")[-1] in line
+
+
+def test_summarize_missing_or_empty_file(tmp_path, capsys):
+    missing = tmp_path / "nope.jsonl"
+    assert main(["summarize", str(missing)]) == 2
+    assert f"{missing} does not exist" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["summarize", str(empty)]) == 1
+    assert "no runs" in capsys.readouterr().err

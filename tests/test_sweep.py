@@ -188,3 +188,57 @@ def test_a_committed_reference_run_reproduces_bit_for_bit():
     assert again["metrics"]["test"] == rec["metrics"]["test"]
     assert again["metrics"]["val"] == rec["metrics"]["val"]
     assert [p["val"] for p in again["curves"]] == [p["val"] for p in rec["curves"]]
+
+
+def _with_bad_experiment(spec: SweepSpec) -> SweepSpec:
+    """``spec`` plus one experiment whose task rejects an option: every run of it raises."""
+    import dataclasses
+
+    bad = dataclasses.replace(
+        spec.experiments[0], task_options=spec.experiments[0].task_options + (("no_such", 1),)
+    )
+    return SweepSpec(spec.lab, spec.profile, (bad, *spec.experiments), spec.seeds)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_run_is_recorded_and_the_others_go_on(tmp_path, jobs):
+    from rnnlab.store import failed_path
+    from rnnlab.sweep import eval_records
+
+    spec = _with_bad_experiment(small_spec(n_exp=1, seeds=(0, 1)))
+    out = tmp_path / "r.jsonl"
+    recs = run_sweep(spec, out, jobs=jobs)
+    assert len(recs) == 2 and len(load_results(out)) == len(eval_records(recs)) == 2
+    assert len(recs.failures) == 2
+    bad_key = spec.experiments[0].key
+    assert all(r["experiment_key"] != bad_key for r in load_results(out))
+    failed = [json.loads(x) for x in failed_path(out).read_text().splitlines()]
+    assert {f["experiment_key"] for f in failed} == {bad_key}
+    assert all("unknown option 'no_such'" in f["error"] and f["traceback"] for f in failed)
+
+
+def test_a_rerun_retries_only_the_failed_runs(tmp_path, monkeypatch):
+    import rnnlab.sweep as sweep
+    from rnnlab.store import failed_path
+
+    spec = small_spec(n_exp=2, seeds=(0,))
+    out = tmp_path / "r.jsonl"
+    real = sweep.run_unit
+
+    def flaky(exp, **kw):
+        if exp.key == spec.experiments[0].key:
+            raise RuntimeError("out of memory (simulated)")
+        return real(exp, **kw)
+
+    monkeypatch.setattr(sweep, "run_unit", flaky)
+    first = run_sweep(spec, out)
+    assert len(first) == 1 and [f["error"] for f in first.failures] == [
+        "RuntimeError: out of memory (simulated)"
+    ]
+    assert failed_path(out).exists()
+    monkeypatch.setattr(sweep, "run_unit", real)
+    again: list[dict] = []
+    second = run_sweep(spec, out, on_record=again.append)
+    assert [r["experiment_key"] for r in again] == [spec.experiments[0].key]  # only the failed one
+    assert len(second) == 2 and not second.failures
+    assert not failed_path(out).exists()  # nothing unresolved is left
