@@ -79,7 +79,7 @@ def test_two_cli_shards_writing_one_file_keep_every_run(tmp_path):
     expected = _all_run_ids(get_lab("lab-c").sweep("smoke"))  # every run of the whole sweep
     lines = out.read_text().splitlines()
     ids = [json.loads(line)["run_id"] for line in lines]
-    assert len(lines) == len(expected) == 16
+    assert len(lines) == len(expected) > 8  # more runs than either shard holds
     assert set(ids) == expected
 
 

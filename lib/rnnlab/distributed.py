@@ -103,12 +103,17 @@ def submit_run(client: Any, unit: tuple, kwargs: dict) -> Any:
     )
 
 
-def wait_first_dask(client: Any, futures: list) -> set:
-    """The futures of ``futures`` that have finished, waiting until at least one has."""
+def wait_first_dask(client: Any, futures: list, address: str, out: str | Path) -> set:
+    """The futures of ``futures`` that have finished, waiting until at least one has; raises
+    :class:`SchedulerLost` if the scheduler goes away while waiting."""
     from distributed import wait
 
     with client.as_current():
-        return set(wait(futures, return_when="FIRST_COMPLETED").done)
+        try:
+            return set(wait(futures, return_when="FIRST_COMPLETED").done)
+        except Exception as exc:
+            raise_if_lost(exc, address, out)
+            raise
 
 
 def raise_if_lost(exc: BaseException, address: str, out: str | Path) -> None:
@@ -117,6 +122,7 @@ def raise_if_lost(exc: BaseException, address: str, out: str | Path) -> None:
     cancelled = (concurrent.futures.CancelledError, asyncio.CancelledError)
     if isinstance(exc, cancelled) or type(exc).__name__ in {
         "FutureCancelledError",
+        "FuturesCancelledError",
         "CommClosedError",
     }:
         raise SchedulerLost(

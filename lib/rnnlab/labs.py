@@ -314,7 +314,7 @@ DYCK_OOD = (
 )
 """Dyck out of distribution (gpu): trained on nesting 1..8, tested on 9..12 (same string length)."""
 DYCK_IN_CPU = (("seq_len", 64), ("max_depth", 12), ("depth_sampling", "uniform"))
-"""Dyck in distribution (cpu): the same nesting 1..12 in strings of 64 brackets (a third cheaper)."""
+"""Dyck in distribution (cpu): the same nesting 1..12 in strings of 64 brackets."""
 DYCK_OOD_CPU = (
     ("seq_len", 64),
     ("max_depth", 12),
@@ -398,9 +398,13 @@ def _lab_b(profile: str) -> tuple[Experiment, ...]:
         )
     # cpu: depths 1 and 2 only on Dyck (measured 36-63 ms per step at length 96 on one core).
     dyck_train = TrainConfig(max_steps=6_000 if big else 1_500, batch_size=64, eval_every=100)
-    dyck = ((DYCK_IN, "in-distribution"), (DYCK_OOD, "deeper test")) if big else (
-        (DYCK_IN_CPU, "in-distribution"),
-        (DYCK_OOD_CPU, "deeper test"),
+    dyck = (
+        ((DYCK_IN, "in-distribution"), (DYCK_OOD, "deeper test"))
+        if big
+        else (
+            (DYCK_IN_CPU, "in-distribution"),
+            (DYCK_OOD_CPU, "deeper test"),
+        )
     )
     for options, split in dyck:
         out += _grid(

@@ -668,7 +668,9 @@ def run_sweep(
 
         with dask_client(scheduler) as client:
             drive(
-                lambda u: submit_run(client, u, kwargs), lambda f: wait_first_dask(client, f), None
+                lambda u: submit_run(client, u, kwargs),
+                lambda f: wait_first_dask(client, f, scheduler, out),
+                None,
             )
         return finish()
 
