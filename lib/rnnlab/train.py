@@ -19,17 +19,28 @@ CUDA, mixed precision is used (bf16 where supported, otherwise fp16 with a gradi
 
 Determinism: with the same seed, on the CPU, the same code gives bit-identical metrics (the seed
 fixes the initial weights, dropout and the batch order).
+
+Checkpoints: ``train_model(..., checkpoint=path)`` saves everything the loop's future depends on
+(weights, optimiser, schedule, gradient scaler, the batch-index generator and torch's global
+generator, the running loss, the curves, the best-so-far weights and the step) every
+``checkpoint_every_s`` seconds, atomically. Started again with the same arguments after a crash,
+it resumes from that step and, on the CPU, ends bit-identical to a run never interrupted. The
+checkpoint is deleted when the run finishes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import math
 import os
 import random
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -41,20 +52,33 @@ from rnnlab.tasks import TaskData
 IGNORE_INDEX = -100
 LN2 = math.log(2.0)
 AMP_MODES = ("auto", "off", "bf16", "fp16")
+SCHEDULES = ("cosine", "wsd")
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Hyper-parameters of one training run (stored with every result).
 
+    The learning rate after ``s`` optimiser steps is ``lr * f(s)``, with ``W = warmup_steps``,
+    ``S = max_steps`` and ``m = min_lr_ratio``; warm-up is ``f(s) = (s + 1) / W`` for ``s < W``;
+    after it:
+
+    * ``schedule="cosine"`` (the default):
+      :math:`f(s) = m + (1 - m) \\cdot \\tfrac12 (1 + \\cos(\\pi \\min(1, (s - W) / (S - W))))`.
+    * ``schedule="wsd"`` (warmup-stable-decay): with ``D = max(1, round(decay_fraction * S))``
+      decay steps starting at ``S - D``, :math:`f(s) = 1` for ``W <= s < S - D`` and
+      :math:`f(s) = 1 - (1 - m) \\min(1, (s - (S - D)) / D)` after: constant, then a linear
+      cooldown to ``m`` at ``S``. The stable phase is shared by every run that differs only in
+      ``max_steps`` up to its cooldown.
+
     Attributes:
-        max_steps: optimiser steps at most (the step cap; also the cosine schedule's length).
+        max_steps: optimiser steps at most (the step cap; also the schedule's length).
         batch_size: sequences per step.
         lr: peak learning rate (Adam).
         weight_decay: decoupled weight decay (AdamW); 0 means plain Adam.
         clip: gradient-norm clipping threshold; 0 disables clipping.
-        warmup_steps: linear warm-up steps before the cosine decay.
-        min_lr_ratio: the cosine decays from ``lr`` to ``lr * min_lr_ratio`` at ``max_steps``.
+        warmup_steps: linear warm-up steps before the decay.
+        min_lr_ratio: the schedule decays from ``lr`` to ``lr * min_lr_ratio`` at ``max_steps``.
         eval_every: steps between validation evaluations (also the learning-curve resolution).
         patience: stop after this many evaluations without improvement; ``None`` (the default
             since version 2 of the labs) trains for exactly ``max_steps``: early stopping cuts a
@@ -63,6 +87,9 @@ class TrainConfig:
             ones tested (best-on-validation checkpointing).
         eval_batch_size: sequences per evaluation batch.
         amp: ``"auto"`` (bf16/fp16 on CUDA, off elsewhere), ``"off"``, ``"bf16"`` or ``"fp16"``.
+        schedule: ``"cosine"`` or ``"wsd"`` (warmup-stable-decay), see above.
+        decay_fraction: for ``"wsd"``, the fraction of ``max_steps`` spent in the cooldown, in
+            ``(0, 1]``; the cooldown must fit after the warm-up.
     """
 
     max_steps: int = 2000
@@ -76,6 +103,8 @@ class TrainConfig:
     patience: int | None = None
     eval_batch_size: int = 512
     amp: str = "auto"
+    schedule: str = "cosine"
+    decay_fraction: float = 0.2
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
@@ -102,6 +131,20 @@ class TrainConfig:
             raise ValueError(f"patience must be None or an integer >= 1, got {self.patience!r}")
         if self.amp not in AMP_MODES:
             raise ValueError(f"amp must be one of {AMP_MODES}, got {self.amp!r}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        if not (0.0 < self.decay_fraction <= 1.0):
+            raise ValueError(f"decay_fraction must be in (0, 1], got {self.decay_fraction!r}")
+        if self.schedule == "wsd" and self.decay_steps > self.max_steps - self.warmup_steps:
+            raise ValueError(
+                f"decay_fraction={self.decay_fraction} gives {self.decay_steps} cooldown steps, "
+                f"more than the {self.max_steps - self.warmup_steps} steps after the warm-up"
+            )
+
+    @property
+    def decay_steps(self) -> int:
+        """The length of the ``"wsd"`` cooldown: ``max(1, round(decay_fraction * max_steps))``."""
+        return max(1, round(self.decay_fraction * self.max_steps))
 
     def replace(self, **changes) -> TrainConfig:
         return TrainConfig(**{**asdict(self), **changes})
@@ -266,6 +309,20 @@ def evaluate(
 
 
 def _schedule(cfg: TrainConfig) -> Callable[[int], float]:
+    """The factor ``f(step)`` of :class:`TrainConfig`'s docstring."""
+    if cfg.schedule == "wsd":
+        decay = cfg.decay_steps
+        start = cfg.max_steps - decay
+
+        def wsd(step: int) -> float:
+            if step < cfg.warmup_steps:
+                return (step + 1) / cfg.warmup_steps
+            if step < start:
+                return 1.0
+            return 1.0 - (1.0 - cfg.min_lr_ratio) * min(1.0, (step - start) / decay)
+
+        return wsd
+
     def factor(step: int) -> float:
         if step < cfg.warmup_steps:
             return (step + 1) / cfg.warmup_steps
@@ -295,6 +352,61 @@ def _progress(total: int, desc: str | None, enabled: bool | None):
     return tqdm(total=total, desc=desc, leave=False, mininterval=0.5, **explicit)
 
 
+# ----------------------------------------------------------------------------- checkpoints
+
+CHECKPOINT_VERSION = 1
+
+
+def run_fingerprint(model: nn.Module, data: TaskData, cfg: TrainConfig, seed: int) -> str:
+    """A hash of what a checkpoint must match to be resumed: the training config, the seed,
+    every parameter's name and shape, and the task's name, kind, metric and split shapes."""
+    blob = {
+        "version": CHECKPOINT_VERSION,
+        "config": cfg.to_dict(),
+        "seed": seed,
+        "model": {k: list(v.shape) for k, v in model.state_dict().items()},
+        "task": [data.name, data.kind, data.metric],
+        "shapes": [
+            list(t.shape)
+            for t in (data.x_train, data.y_train, data.x_val, data.y_val, data.x_test, data.y_test)
+        ],
+    }
+    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
+
+
+def save_checkpoint(path: str | Path, state: dict) -> None:
+    """Write ``state`` to ``path`` atomically: a temporary file in the same folder, then
+    ``os.replace``, so a crash mid-write never leaves a half-written checkpoint."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(state, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_checkpoint(path: str | Path, fingerprint: str) -> dict | None:
+    """The state saved at ``path`` (``None`` if there is none), loaded with
+    ``weights_only=True``; raises ValueError if it belongs to a different run."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or state.get("fingerprint") != fingerprint:
+        raise ValueError(
+            f"checkpoint {path} belongs to a different run (another config, seed, model shape "
+            "or task); delete it or pass another checkpoint path"
+        )
+    return state
+
+
 def train_model(
     model: nn.Module,
     data: TaskData,
@@ -304,13 +416,23 @@ def train_model(
     device: torch.device | str | None = None,
     progress: bool | None = None,
     desc: str | None = None,
+    checkpoint: str | Path | None = None,
+    checkpoint_every_s: float = 180.0,
 ) -> TrainResult:
     """Train ``model`` on ``data`` with ``cfg``; restore the best validation weights; test.
 
     ``seed`` fixes the batch order (the caller seeds the initial weights with
     :func:`seed_everything` before building the model). ``progress=None`` shows a tqdm bar unless
     the environment variable ``TQDM_DISABLE`` is set.
+
+    ``checkpoint``: a file to save the loop's state to every ``checkpoint_every_s`` seconds
+    (0: after every step). If the file exists when the run starts, the run resumes from it; a
+    checkpoint of another run (config, seed, model shape or task differ, see
+    :func:`run_fingerprint`) raises ValueError. The file is deleted when the run finishes.
+    ``wall_time_s`` and ``elapsed_s`` count the time of the interrupted attempts too.
     """
+    if checkpoint_every_s < 0:
+        raise ValueError(f"checkpoint_every_s must be >= 0, got {checkpoint_every_s!r}")
     device = select_device(device) if not isinstance(device, torch.device) else device
     model.to(device)
     model.train()
@@ -340,9 +462,55 @@ def train_model(
     running_count = 0
     tokens_per_step = cfg.batch_size * x_train.shape[1]
     t0 = time.perf_counter()
+    first_step = 1
+    fingerprint = run_fingerprint(model, data, cfg, seed) if checkpoint is not None else ""
+    saved = load_checkpoint(checkpoint, fingerprint) if checkpoint is not None else None
+    if saved is not None:
+        model.load_state_dict(saved["model"])
+        opt.load_state_dict(saved["optimizer"])
+        sched.load_state_dict(saved["scheduler"])
+        if scaler is not None and saved["scaler"] is not None:
+            scaler.load_state_dict(saved["scaler"])
+        gen.set_state(saved["generator"].to(gen.get_state().device))
+        torch.set_rng_state(saved["torch_rng"])
+        if device.type == "cuda" and saved.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(saved["cuda_rng"], device)
+        running = saved["running"].to(device)
+        running_count = saved["running_count"]
+        curves = saved["curves"]
+        best_score, best_step, bad_evals = saved["best_score"], saved["best_step"], saved["bad"]
+        if saved["best_state"] is not None:
+            best_state = {k: v.to(device) for k, v in saved["best_state"].items()}
+        first_step = saved["step"] + 1
+        t0 -= saved["elapsed_s"]
+    last_save = time.perf_counter()
+
+    def snapshot(done: int) -> dict:
+        return {
+            "fingerprint": fingerprint,
+            "step": done,
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "scheduler": sched.state_dict(),
+            "scaler": scaler.state_dict() if scaler is not None else None,
+            "generator": gen.get_state(),
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
+            "running": running.detach().cpu(),
+            "running_count": running_count,
+            "curves": curves,
+            "best_score": best_score,
+            "best_step": best_step,
+            "bad": bad_evals,
+            "best_state": best_state,
+            "elapsed_s": time.perf_counter() - t0,
+        }
+
     bar = _progress(cfg.max_steps, desc, progress)
+    bar.update(first_step - 1)
     stopped_early = False
-    for step in range(1, cfg.max_steps + 1):
+    step = first_step - 1
+    for step in range(first_step, cfg.max_steps + 1):
         idx = torch.randint(n, (cfg.batch_size,), generator=gen, device=gen.device).to(device)
         with autocast():
             logits = model(x_train[idx])
@@ -394,6 +562,13 @@ def train_model(
                 if cfg.patience is not None and bad_evals >= cfg.patience:
                     stopped_early = True
                     break
+        if (
+            checkpoint is not None
+            and step < cfg.max_steps
+            and time.perf_counter() - last_save >= checkpoint_every_s
+        ):
+            save_checkpoint(checkpoint, snapshot(step))
+            last_save = time.perf_counter()
     bar.close()
     if best_state is not None:
         model.load_state_dict(best_state)
@@ -409,6 +584,8 @@ def train_model(
         groups=data.test_groups,
         autocast_dtype=dtype,
     )
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
     return TrainResult(
         metric=metric,
         higher_is_better=better,
