@@ -243,8 +243,13 @@ def run_unit(
     device: str | None = None,
     threads: int | None = None,
     progress: bool | None = None,
+    checkpoint_dir: str | Path | None = None,
 ) -> dict:
-    """Train one model and return its result record (see :func:`make_record`)."""
+    """Train one model and return its result record (see :func:`make_record`).
+
+    With ``checkpoint_dir``, the run saves its state to ``<checkpoint_dir>/<run_id>.pt`` every
+    few minutes and resumes from it when started again (see :func:`rnnlab.train.train_model`).
+    """
     import torch
 
     from rnnlab.models import build_model, matched_config_for_task
@@ -281,6 +286,11 @@ def run_unit(
         device=dev,
         progress=progress,
         desc=desc,
+        checkpoint=(
+            Path(checkpoint_dir) / f"{run_id(experiment, role, seed, lr)}.pt"
+            if checkpoint_dir is not None
+            else None
+        ),
     )
     return make_record(
         lab=lab,
@@ -544,6 +554,7 @@ def run_sweep(
     on_failure: Callable[[dict], None] | None = None,
     max_runs: int | None = None,
     scheduler: str | None = None,
+    checkpoint_dir: str | Path | None = None,
 ) -> SweepRecords:
     """Run every missing run of ``spec``, appending each finished one to ``out``.
 
@@ -565,7 +576,9 @@ def run_sweep(
     result), reported through ``on_failure``, not retried within this sweep, and retried by the
     next one. The returned :class:`SweepRecords` lists every record of ``out`` and, in
     ``.failures``, this sweep's failures. ``max_runs`` stops after that many new runs (used by
-    the tests to simulate an interruption).
+    the tests to simulate an interruption). ``checkpoint_dir`` (e.g. ``f"{out}.ckpt"``) makes each
+    run save checkpoints there every few minutes, so a killed sweep also resumes *inside* the run
+    in progress.
     """
     store = ResultsStore(out)
     out = store.path
@@ -620,7 +633,13 @@ def run_sweep(
         store.prune_failures()
         return SweepRecords(records, failed.values())
 
-    kwargs = dict(lab=spec.lab, profile=spec.profile, device=device, threads=threads)
+    kwargs = dict(
+        lab=spec.lab,
+        profile=spec.profile,
+        device=device,
+        threads=threads,
+        checkpoint_dir=checkpoint_dir,
+    )
     if scheduler is None and jobs == 1:
         while budget_left():
             units = todo()
