@@ -14,7 +14,13 @@ from rnnlab.tasks.base import (
 )
 from rnnlab.tasks.digits import _digits
 from rnnlab.tasks.synthetic import _dyck, _listops, _majority
-from rnnlab.tasks.text import _charlm, _charlm_english, _charlm_python
+from rnnlab.tasks.text import (
+    _charlm,
+    _charlm_english,
+    _charlm_python,
+    _charlm_stdlib,
+    _charlm_text,
+)
 
 # --------------------------------------------------------------------------------------------
 # Registry
@@ -27,6 +33,8 @@ _TASKS: dict[str, Callable[..., TaskData]] = {
     "listops": _listops,
     "charlm-english": _charlm_english,
     "charlm-python": _charlm_python,
+    "charlm-stdlib": _charlm_stdlib,
+    "charlm-text": _charlm_text,
 }
 
 _SIZE_ARGS = ("n_train", "n_val", "n_test", "seed")
@@ -40,7 +48,12 @@ def task_options(name: str) -> dict[str, Any]:
     """
     if name not in _TASKS:
         raise ValueError(f"name must be one of {task_names()}, got {name!r}")
-    generator = _charlm if name.startswith("charlm-") else _TASKS[name]
+    generator = _TASKS[name]
+    if any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        for p in inspect.signature(generator).parameters.values()
+    ):
+        generator = _charlm  # the corpus tasks that forward **kwargs to it
     return {
         key: parameter.default
         for key, parameter in inspect.signature(generator).parameters.items()

@@ -1,9 +1,10 @@
-"""Character-level language models on text that ships with Python."""
+"""Character-level language models on text that ships with Python, or on a text file of your own."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import platform
 import sysconfig
 from collections import Counter
@@ -71,7 +72,45 @@ class _Corpus:
     info: dict
 
 
+def stdlib_corpus_files() -> list[Path]:
+    """The files of ``charlm-stdlib``: every ``*.py`` directly in the standard-library folder
+    (``sysconfig.get_paths()["stdlib"]``) whose name does not start with ``__``, sorted by name.
+    Files that are not valid UTF-8 are skipped when the corpus is read (none in CPython 3.11)."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(
+        (p for p in stdlib.glob("*.py") if not p.name.startswith("__") and p.is_file()),
+        key=lambda p: p.name,
+    )
+
+
+def _read_stdlib() -> tuple[str, dict]:
+    texts, digests, skipped, size = [], {}, [], 0
+    for path in stdlib_corpus_files():
+        data = path.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            skipped.append(path.name)
+            continue
+        digests[path.name] = hashlib.sha256(data).hexdigest()
+        texts.append(text)
+        size += len(data)
+    listing = "".join(f"{name} {digest}\n" for name, digest in digests.items())
+    return "".join(texts), {
+        "source": "every single-file top-level CPython standard-library module (*.py directly in "
+        "the stdlib folder, no __*.py), concatenated in name order",
+        "stdlib_dir": sysconfig.get_paths()["stdlib"],
+        "files": digests,
+        "files_sha256": hashlib.sha256(listing.encode()).hexdigest(),
+        "num_files": len(digests),
+        "size_bytes": size,
+        "skipped_not_utf8": skipped,
+    }
+
+
 def _read_corpus(name: str) -> tuple[str, dict]:
+    if name == "charlm-stdlib":
+        return _read_stdlib()
     if name == "charlm-english":
         from pydoc_data.topics import topics
 
@@ -95,7 +134,14 @@ def _read_corpus(name: str) -> tuple[str, dict]:
 
 @lru_cache(maxsize=8)
 def _load_corpus(name: str, min_count: int) -> _Corpus:
-    text, info = _read_corpus(name)
+    return _encode(*_read_corpus(name), min_count)
+
+
+def _encode(text: str, info: dict, min_count: int) -> _Corpus:
+    """Character ids of ``text``: characters seen at least ``min_count`` times in code-point
+    order, then one rare-symbol id shared by all the others."""
+    if not text:
+        raise ValueError("the corpus is empty")
     counts = Counter(text)
     kept = sorted(char for char, count in counts.items() if count >= min_count)
     rare_id = len(kept)
@@ -150,6 +196,22 @@ def charlm_window_starts(
     return starts
 
 
+def charlm_min_chars(*, n_train: int, n_val: int, n_test: int, seq_len: int) -> int:
+    """The fewest characters a stream needs for ``n_train``, ``n_val`` and ``n_test`` windows of
+    ``seq_len`` characters under the 90% / 5% / 5% split (:func:`charlm_window_starts`)."""
+    sizes = _sizes(n_train, n_val, n_test)
+    seq_len = _check_int("seq_len", seq_len, 1)
+    need = {split: n * seq_len + 1 if n else 0 for split, n in sizes.items()}
+    fractions = {"train": 0.9, "val": 0.05, "test": 0.05}
+    guess = max(int(need[s] / fractions[s]) for s in need)
+    num_chars = max(1, guess - 64)
+    while True:
+        bounds = _split_bounds(num_chars)
+        if all(hi - lo >= need[s] for s, (lo, hi) in bounds.items()):
+            return num_chars
+        num_chars += 1
+
+
 def _charlm(
     name: str,
     *,
@@ -161,6 +223,14 @@ def _charlm(
     min_count: int = 20,
 ) -> TaskData:
     chars = _load_corpus(name, _check_int("min_count", min_count, 1))
+    return _charlm_task(
+        name, chars, n_train=n_train, n_val=n_val, n_test=n_test, seed=seed, seq_len=seq_len
+    )
+
+
+def _charlm_task(
+    name: str, chars: _Corpus, *, n_train: int, n_val: int, n_test: int, seed: int, seq_len: int
+) -> TaskData:
     seq_len = _check_int("seq_len", seq_len, 1)
     starts = charlm_window_starts(
         name,
@@ -236,3 +306,104 @@ def _charlm_python(**kwargs: Any) -> TaskData:
     Options: ``seq_len=64`` (>= 1), ``min_count=20`` (>= 1).
     """
     return _charlm("charlm-python", **kwargs)
+
+
+def _charlm_stdlib(**kwargs: Any) -> TaskData:
+    """Character language model on Python source: the whole single-file standard library.
+
+    The text is every ``*.py`` file directly in ``sysconfig.get_paths()["stdlib"]`` whose name
+    does not start with ``__`` (:func:`stdlib_corpus_files`; 166 files and about 4.7M characters
+    in CPython 3.11), in name order, concatenated. Files that are not valid UTF-8 would be skipped
+    and listed in ``info["skipped_not_utf8"]``. The file set and contents vary between Python
+    versions, so ``info`` records the Python version, every file's sha256 (``info["files"]``),
+    one sha256 of that list (``info["files_sha256"]``), the number of files and their total size
+    in bytes.
+
+    Kind ``lm``; vocabulary, windows, splits and metric as for ``charlm-english``: characters
+    seen fewer than ``min_count`` times share one rare-symbol id, ``y`` is ``x`` shifted by one,
+    the stream is split 90% / 5% / 5% by position, metric ``bits_per_char``. This is the corpus
+    of the scale experiment (:mod:`rnnlab.scale`): about 33,000 training windows of 128.
+
+    Options: ``seq_len=64`` (>= 1), ``min_count=20`` (>= 1).
+    """
+    return _charlm("charlm-stdlib", **kwargs)
+
+
+def read_text_file(path: str | os.PathLike) -> tuple[str, dict]:
+    """The text of a UTF-8 file and its provenance (resolved path, size in bytes, sha256).
+
+    Raises ValueError naming ``path`` for a missing file, a folder, or bytes that are not UTF-8
+    (with the byte offset of the first bad byte).
+    """
+    if path is None or (isinstance(path, str) and not path.strip()):
+        raise ValueError("path must name a UTF-8 text file for charlm-text, got " + repr(path))
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.exists():
+        raise ValueError(f"path {str(path)!r} does not exist (resolved: {resolved})")
+    if not resolved.is_file():
+        raise ValueError(f"path {str(path)!r} is not a file (resolved: {resolved})")
+    data = resolved.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        raise ValueError(
+            f"path {str(path)!r} is not UTF-8 text: byte 0x{bad} at byte offset {exc.start} "
+            f"cannot be decoded ({exc.reason}); convert the file to UTF-8"
+        ) from None
+    return text, {
+        "source": "a text file given with path=",
+        "path": str(resolved),
+        "size_bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+
+
+@lru_cache(maxsize=4)
+def _text_corpus(resolved: str, sha256: str, min_count: int) -> _Corpus:
+    """The encoded file, cached by its path *and* content hash (an edited file is re-read)."""
+    text, info = read_text_file(resolved)
+    if info["sha256"] != sha256:  # changed between the two reads
+        return _text_corpus(resolved, info["sha256"], min_count)
+    return _encode(text, info, min_count)
+
+
+def _charlm_text(
+    *,
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    seed: int,
+    path: str | None = None,
+    seq_len: int = 64,
+    min_count: int = 20,
+) -> TaskData:
+    """Character language model on your own text: any UTF-8 text file.
+
+    ``path`` names the file (required). Everything else is as for ``charlm-english``: characters
+    seen fewer than ``min_count`` times share one rare-symbol id, windows of ``seq_len + 1``
+    characters, ``y`` is ``x`` shifted by one, the stream is split 90% / 5% / 5% by position,
+    metric ``bits_per_char``. ``info`` records the file's resolved ``path``, its size in bytes
+    (``size_bytes``) and its ``sha256``, so a result can be tied to the exact text.
+
+    Kind ``lm``. The file must hold enough characters for the windows asked for
+    (:func:`charlm_min_chars`); otherwise a ValueError says how many are needed.
+
+    Options: ``path`` (a UTF-8 text file), ``seq_len=64`` (>= 1), ``min_count=20`` (>= 1).
+    """
+    min_count = _check_int("min_count", min_count, 1)
+    seq_len = _check_int("seq_len", seq_len, 1)
+    needed = charlm_min_chars(n_train=n_train, n_val=n_val, n_test=n_test, seq_len=seq_len)
+    text, info = read_text_file(path)
+    if len(text) < needed:
+        raise ValueError(
+            f"path {str(path)!r} holds {len(text):,} characters, too few for n_train={n_train}, "
+            f"n_val={n_val}, n_test={n_test} windows of seq_len={seq_len} under the 90/5/5 split: "
+            f"it needs at least {needed:,} characters (use a longer text, or fewer or shorter "
+            "windows)"
+        )
+    chars = _text_corpus(info["path"], info["sha256"], min_count)
+    return _charlm_task(
+        "charlm-text", chars, n_train=n_train, n_val=n_val, n_test=n_test, seed=seed,
+        seq_len=seq_len,
+    )  # fmt: skip
