@@ -46,6 +46,21 @@ def cmd_labs(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     prof = resolve_profile(args.profile)
+    if args.text:
+        from rnnlab.owntext import run_lab_on_text
+
+        run_lab_on_text(
+            args.lab,
+            args.text,
+            profile=prof.name,
+            out=Path(args.out) if args.out else None,
+            seeds=args.seeds,
+            shard_text=args.shard,
+            jobs=args.jobs,
+            device=args.device,
+            threads=args.threads,
+        )
+        return 0
     out = Path(args.out or f"runs/{args.lab}-{prof.name}.jsonl")
     ResultsStore(out).check_writable()  # fail in one line now, not after the first run
     records = run_lab(
@@ -191,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
         "(default: $DASK_SCHEDULER_ADDRESS; unset: local processes)",
     )
+    r.add_argument("--text", help="lab-b only: run its character-LM design on this UTF-8 file")
     r.set_defaults(func=cmd_run)
     s = sub.add_parser("summarize", help="means, 95%% CIs and verdicts of results files")
     s.add_argument("paths", nargs="+")

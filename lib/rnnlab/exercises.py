@@ -38,6 +38,7 @@ __all__ = [
     "check_depth_advantage",
     "check_gru_count",
     "check_matched_width",
+    "check_own_text_record",
     "check_model_width",
     "check_four_verdicts",
     "check_paired_interval",
@@ -590,3 +591,38 @@ def check_four_verdicts(answer: Callable[[float, float, float, str], str]) -> Ch
             accept=accept,
         )
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Lab B: run it on your own text
+# --------------------------------------------------------------------------------------------
+
+
+def check_own_text_record(record: Mapping[str, Any], path: Any = None) -> CheckReport:
+    """Check that a result ``record`` (one line of a results file) was trained on your own text:
+    task ``charlm-text``, the file's sha256, size and path recorded, the same sha256 in the
+    experiment's labels, and, when the file (``path``, else the recorded one) can be read, that its
+    sha256 today is the recorded one, so the number belongs to exactly this text."""
+    import hashlib
+    from pathlib import Path
+
+    info = record.get("task_info") or {}
+    labels = (record.get("experiment") or {}).get("labels") or {}
+    recorded = info.get("sha256")
+    file = Path(path) if path is not None else Path(info.get("path") or "")
+    cases: list[tuple[str, Any, Any]] = [
+        ("task", "charlm-text", record.get("task")),
+        ("task_info has sha256", True, isinstance(recorded, str) and len(recorded) == 64),
+        ("task_info has size_bytes and path", True, "size_bytes" in info and "path" in info),
+        ("labels.text_sha256 == task_info.sha256", recorded, labels.get("text_sha256")),
+    ]
+    if file.is_file():
+        cases.append(("sha256 of " + str(file), hashlib.sha256(file.read_bytes()).hexdigest(),
+                      recorded))  # fmt: skip
+    elif path is not None:
+        cases.append((f"file {str(path)!r} exists", True, False))
+    results = tuple(
+        CaseResult({"check": what}, expected, got, expected == got, _abs_diff(expected, got))
+        for what, expected, got in cases
+    )
+    return report(CheckReport(name="check_own_text_record", results=results))
