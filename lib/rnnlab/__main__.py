@@ -188,6 +188,13 @@ def cmd_findings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from rnnlab.scale import plan_command
+
+    plan_command(args.profile, args.out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rnnlab", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -225,6 +232,11 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--write", action="store_true")
     f.add_argument("--page")
     f.set_defaults(func=cmd_findings)
+    pl = sub.add_parser("plan", help="print an experiment's compute plan (runs, core-hours)")
+    pl.add_argument("experiment", choices=["scale"])
+    pl.add_argument("--profile", default="reference", help="reference or smoke")
+    pl.add_argument("--out", help="results file whose finished runs count as done")
+    pl.set_defaults(func=cmd_plan)
     return p
 
 
