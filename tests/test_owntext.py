@@ -33,7 +33,7 @@ def test_lab_b_on_text_swaps_the_corpus_and_drops_other_tasks(tmp_path):
     assert any(e.task == "dyck" for e in design)
     # English and Python copies of a cell collapse into one: budgets x depths remain
     cells = {(e.label("budget_target"), e.num_layers) for e in lm}
-    assert len(moved) == len(cells) == 9
+    assert len(moved) == len(cells) >= 3  # every budget x depth of the design (cpu: 25K x 1, 2, 4)
     assert {(e.label("budget_target"), e.num_layers) for e in moved} == cells
     for e in moved:
         assert e.task == "charlm-text"

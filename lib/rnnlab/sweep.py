@@ -62,6 +62,7 @@ from rnnlab.train import TrainConfig
 TUNE_SEEDS = (10_000, 10_001)
 TUNE_SEED = TUNE_SEEDS[0]  # version 1 tuned on this one seed only
 SCHEMA_VERSION = 2
+_LATER_TRAIN_DEFAULTS = {"schedule": "cosine", "decay_fraction": 0.2}
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,11 @@ class Experiment:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        # Training options added after results were committed are left out at their defaults,
+        # so every existing experiment keeps its key (and its runs stay found on resume).
+        for name, default in _LATER_TRAIN_DEFAULTS.items():
+            if d["train"].get(name) == default:
+                d["train"].pop(name)
         d["task_options"] = dict(self.task_options)
         d["labels"] = dict(self.labels)
         d["lr_grid"] = list(self.lr_grid)
