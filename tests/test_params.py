@@ -427,3 +427,274 @@ def test_proj_size_rule_matches_torch(h, extra):
     assert lstm_param_count(3, h, proj_size=h - 1) == numel(
         nn.LSTM(3, h, proj_size=h - 1, device=META)
     )
+
+
+# ---------------------------------------------------------------------------- design options:
+# projections (LSTMP), residual connections, LayerNorm, GRU stacks
+
+
+class _DesignStack(nn.Module):
+    """L one-layer recurrent modules, identity shortcuts from layer 2 on, LayerNorm per layer."""
+
+    def __init__(self, mode, m, h, layers, bias, bidi, proj, residual, layer_norm):
+        super().__init__()
+        d = 2 if bidi else 1
+        width = d * (proj or h)
+        cls = nn.LSTM if mode == "LSTM" else nn.GRU
+        extra = {"proj_size": proj} if mode == "LSTM" else {}
+        self.layers = nn.ModuleList(
+            cls(m if k == 0 else width, h, bias=bias, bidirectional=bidi, device=META, **extra)
+            for k in range(layers)
+        )
+        self.norms = nn.ModuleList(
+            nn.LayerNorm(width, device=META) for _ in range(layers if layer_norm else 0)
+        )
+        self.residual = residual  # an addition: nothing to register
+
+
+@FAST
+@given(
+    mode=st.sampled_from(["LSTM", "GRU"]),
+    m=sizes,
+    h=st.integers(2, 48),
+    layers=layers_st,
+    bias=st.booleans(),
+    bidi=st.booleans(),
+    residual=st.booleans(),
+    layer_norm=st.booleans(),
+    data=st.data(),
+)
+def test_design_stack_count_equals_torch(
+    mode, m, h, layers, bias, bidi, residual, layer_norm, data
+):
+    proj = 0
+    if mode == "LSTM":
+        proj = data.draw(st.one_of(st.just(0), st.integers(1, h - 1)), label="proj_size")
+    module = _DesignStack(mode, m, h, layers, bias, bidi, proj, residual, layer_norm)
+    kwargs = dict(bias=bias, bidirectional=bidi, proj_size=proj)
+    got = params.stack_param_count(
+        m, h, layers, mode=mode, residual=residual, layer_norm=layer_norm, **kwargs
+    )
+    assert got == numel(module)
+    # one fused nn.LSTM(num_layers=L) holds exactly the recurrent part of L one-layer modules
+    if proj:
+        fused = nn.LSTM(m, h, layers, bias=bias, bidirectional=bidi, proj_size=proj, device=META)
+    else:
+        fused = torch_rnn(mode, m, h, layers, bias=bias, bidirectional=bidi)
+    norms = layers * 2 * params.stack_output_size(h, proj_size=proj, bidirectional=bidi)
+    assert got == numel(fused) + (norms if layer_norm else 0)
+
+
+@FAST
+@given(n=st.integers(1, 300), affine=st.booleans(), bias=st.booleans())
+def test_layer_norm_count_equals_torch(n, affine, bias):
+    module = nn.LayerNorm(n, elementwise_affine=affine, bias=bias, device=META)
+    assert params.layer_norm_param_count(n, elementwise_affine=affine, bias=bias) == numel(module)
+    assert params.layer_norm_param_count(n) == 2 * n
+
+
+@FAST
+@given(n_in=sizes, n_out=sizes)
+def test_residual_is_free_between_equal_widths(n_in, n_out):
+    assert params.residual_param_count(n_in, n_in) == 0
+    if n_in != n_out:
+        with pytest.raises(ValueError, match=rf"output_width must equal input_width={n_in}"):
+            params.residual_param_count(n_in, n_out)
+        shortcut = nn.Linear(n_in, n_out, bias=False, device=META)
+        assert params.residual_param_count(n_in, n_out, projection=True) == numel(shortcut)
+
+
+class _DesignModel(nn.Module):
+    def __init__(self, vocab, m, h, layers, proj, residual, layer_norm, mode, out):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, m, device=META)
+        self.stack = _DesignStack(mode, m, h, layers, True, False, proj, residual, layer_norm)
+        self.head = nn.Linear(proj or h, out, device=META) if out else None
+
+
+@FAST
+@given(
+    mode=st.sampled_from(["LSTM", "GRU"]),
+    vocab=st.integers(1, 100),
+    m=sizes,
+    h=st.integers(2, 48),
+    layers=layers_st,
+    residual=st.booleans(),
+    layer_norm=st.booleans(),
+    out=st.integers(0, 30),
+    data=st.data(),
+)
+def test_design_total_count_equals_real_model(
+    mode, vocab, m, h, layers, residual, layer_norm, out, data
+):
+    proj = 0
+    if mode == "LSTM":
+        proj = data.draw(st.one_of(st.just(0), st.integers(1, h - 1)), label="proj_size")
+    model = _DesignModel(vocab, m, h, layers, proj, residual, layer_norm, mode, out)
+    got = total_param_count(
+        h,
+        m,
+        layers,
+        mode=mode,
+        output_size=out,
+        extra_params=embedding_param_count(vocab, m),
+        proj_size=proj,
+        residual=residual,
+        layer_norm=layer_norm,
+    )
+    assert got == numel(model)
+    if proj == 0:
+        a, b, c = quadratic_coefficients(
+            m,
+            layers,
+            mode=mode,
+            output_size=out,
+            extra_params=embedding_param_count(vocab, m),
+            layer_norm=layer_norm,
+        )
+        assert a * h * h + b * h + c == got
+
+
+@FAST
+@given(
+    m=sizes,
+    d=st.integers(2, 64),
+    layers=layers_st,
+    layer_norm=st.booleans(),
+    residual=st.booleans(),
+    data=st.data(),
+)
+def test_symbolic_design_forms_agree_with_integer_counts(m, d, layers, layer_norm, residual, data):
+    p_value = data.draw(st.integers(1, d - 1), label="proj_size")
+    ds, ms, ls = symbols()
+    ps = params.proj_symbol()
+    subs = {ds: d, ms: m, ls: layers, ps: p_value}
+    opts = dict(layer_norm=layer_norm, residual=residual)
+    for proj, p in ((True, p_value), (False, 0)):
+        want = params.stack_param_count(m, d, layers, proj_size=p, **opts)
+        by_symbol = params.symbolic_stack_count(ls, proj=proj, **opts).subs(subs)
+        by_int = params.symbolic_stack_count(layers, proj=proj, **opts).subs(subs)
+        first = params.symbolic_layer_count(proj=proj, layer_norm=layer_norm)
+        above = params.symbolic_layer_count(proj=proj, layer_norm=layer_norm, first_layer=False)
+        by_layer = (first + (layers - 1) * above).subs(subs)
+        assert by_symbol == by_int == by_layer == want
+    gru = params.symbolic_stack_count(ls, gates=3, layer_norm=layer_norm).subs(subs)
+    assert gru == params.stack_param_count(m, d, layers, mode="GRU", layer_norm=layer_norm)
+
+
+def test_lstmp_closed_form_is_4dm_plus_9L_minus_4_dp_plus_8Ld():
+    d, m, L = symbols()
+    p = params.proj_symbol()
+    lstmp = params.symbolic_stack_count(L, proj=True)
+    assert sympy.expand(lstmp - (4 * d * m + (9 * L - 4) * d * p + 8 * L * d)) == 0
+    with_norm = params.symbolic_stack_count(L, proj=True, layer_norm=True, residual=True)
+    assert sympy.expand(with_norm - lstmp) == 2 * L * p
+    plain_norm = params.symbolic_stack_count(L, layer_norm=True)
+    assert sympy.expand(plain_norm - symbolic_stack_count(L)) == 2 * L * d
+
+
+design_configs = st.fixed_dictionaries(
+    {
+        "input_size": st.integers(1, 64),
+        "num_layers": layers_st,
+        "output_size": st.integers(0, 20),
+        "extra_params": st.integers(0, 1000),
+        "layer_norm": st.booleans(),
+        "residual": st.booleans(),
+    }
+)
+projections = st.one_of(
+    st.fixed_dictionaries({"proj_size": st.integers(1, 12)}),
+    st.fixed_dictionaries({"proj_ratio": st.floats(0.05, 0.95)}),
+    st.fixed_dictionaries({"mode": st.just("GRU")}),
+    st.just({}),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(cfg=design_configs, proj=projections, n=st.integers(1, 60), data=st.data())
+def test_design_matched_width_is_optimal_by_brute_force(cfg, proj, n, data):
+    kw = {**_kw(cfg), **proj}
+    start = {"proj_size": proj.get("proj_size", 0) + 1, "proj_ratio": 2}.get(
+        next(iter(proj), ""), 1
+    )
+
+    def count(width: int) -> int:
+        p = kw.get("proj_size", 0)
+        if "proj_ratio" in kw:
+            p = params.proj_size_for_ratio(width, kw["proj_ratio"])
+        rest = {k: v for k, v in kw.items() if k not in ("proj_size", "proj_ratio")}
+        return total_param_count(width, cfg["input_size"], cfg["num_layers"], proj_size=p, **rest)
+
+    counts = {w: count(w) for w in range(start, start + n + 1)}
+    low = min_budget(cfg["input_size"], cfg["num_layers"], **kw)
+    assert low == counts[start]
+    budget = data.draw(st.integers(counts[start], counts[start + n - 1]), label="budget")
+    match = matched_width(budget, cfg["input_size"], cfg["num_layers"], **kw)
+    assert match.param_count == count(match.hidden_size)
+    best = abs(match.param_count - budget)
+    for width, c in counts.items():
+        assert abs(c - budget) >= best, (width, c)
+        if abs(c - budget) == best:
+            assert width >= match.hidden_size
+    assert (match.layer_norm, match.residual) == (cfg["layer_norm"], cfg["residual"])
+    want_p = kw.get("proj_size", 0)
+    if "proj_ratio" in kw:
+        want_p = params.proj_size_for_ratio(match.hidden_size, kw["proj_ratio"])
+    assert match.proj_size == want_p < match.hidden_size
+    if "proj_ratio" not in kw:  # exact polynomial: the real root brackets the integer answer
+        assert math.floor(match.exact_root) <= match.hidden_size <= math.ceil(match.exact_root)
+    with pytest.raises(ValueError, match="budget must be"):
+        matched_width(low - 1, cfg["input_size"], cfg["num_layers"], **kw)
+
+
+def test_proj_ratio_matches_a_real_lstmp_within_two_percent():
+    for layers in (1, 2, 4, 8):
+        match = matched_width(400_000, 32, layers, output_size=96, proj_ratio=0.5)
+        assert abs(match.relative_error) < 0.01
+        assert match.proj_size == math.floor(match.hidden_size / 2 + 0.5)
+        lstm = nn.LSTM(32, match.hidden_size, layers, proj_size=match.proj_size, device=META)
+        head = nn.Linear(match.proj_size, 96, device=META)
+        assert numel(lstm) + numel(head) == match.param_count
+        # the relaxed root p = rho * h lies within a unit or so of the integer width
+        assert abs(match.exact_root - match.hidden_size) < 2
+
+
+def test_proj_size_for_ratio_keeps_torch_rule():
+    assert params.proj_size_for_ratio(100, 0.25) == 25
+    assert params.proj_size_for_ratio(2, 0.01) == 1 and params.proj_size_for_ratio(2, 0.99) == 1
+    for h in range(2, 50):
+        for rho in (0.01, 0.3, 0.5, 0.99):
+            assert 1 <= params.proj_size_for_ratio(h, rho) <= h - 1
+
+
+DESIGN_BAD = [
+    (lambda: params.layer_norm_param_count(0), r"normalized_size must be an integer >= 1, got 0"),
+    (lambda: params.residual_param_count(4, 5), r"output_width must equal input_width=4 .*got 5"),
+    (lambda: params.residual_param_count(0, 5), r"input_width .*got 0"),
+    (lambda: params.stack_param_count(3, 4, 2, layer_norm=1), r"layer_norm must be True or False"),
+    (lambda: params.stack_param_count(3, 4, 2, residual="y"), r"residual must be True or False"),
+    (
+        lambda: params.stack_param_count(3, 4, proj_size=4),
+        r"proj_size must be an integer in \[0, 3",
+    ),
+    (lambda: params.stack_output_size(4, proj_size=5), r"proj_size must be an integer in \[0, 3"),
+    (
+        lambda: matched_width(10**5, 3, 2, proj_ratio=1.0),
+        r"proj_ratio must be a number in \(0, 1\)",
+    ),
+    (lambda: matched_width(10**5, 3, 2, proj_ratio=0), r"proj_ratio must be .*got 0"),
+    (lambda: matched_width(10**5, 3, 2, proj_ratio=True), r"proj_ratio must be .*got True"),
+    (lambda: matched_width(10**5, 3, 2, proj_size=4, proj_ratio=0.5), r"proj_size must be 0 when"),
+    (lambda: matched_width(10**5, 3, 2, proj_size=-1), r"proj_size must be an integer >= 0"),
+    (lambda: matched_width(10**5, 3, 2, mode="GRU", proj_size=8), r"proj_size must be 0 .*GRU"),
+    (lambda: matched_width(10**5, 3, 2, mode="GRU", proj_ratio=0.5), r"proj_size must be 0 .*GRU"),
+    (lambda: params.proj_size_for_ratio(1, 0.5), r"hidden_size must be an integer >= 2, got 1"),
+    (lambda: params.symbolic_stack_count(2, proj=1), r"proj must be True or False"),
+]
+
+
+@pytest.mark.parametrize("call, message", DESIGN_BAD, ids=[m for _, m in DESIGN_BAD])
+def test_design_bad_input_raises_value_error_naming_the_parameter(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

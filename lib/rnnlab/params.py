@@ -22,6 +22,18 @@ trainable parameters and both count. Textbooks usually write one, :math:`G(dm + 
 **Budget matching.** Without projections the total count of a stack plus a linear head is a
 quadratic in the hidden size, :math:`P(d) = a d^2 + b d + c` with :math:`a > 0,\ b > 0`, strictly
 increasing for :math:`d \ge 1`; :func:`matched_width` solves :math:`P(d) = \text{budget}` exactly.
+
+**Design options for deep stacks** (the design chapter):
+
+- *projections* (LSTMP, ``proj_size`` :math:`p`, :math:`1 \le p \le h-1`): each layer adds
+  ``weight_hr_l[k]`` ``(p, h)``, its recurrent and output width becomes :math:`p`, so the
+  :math:`(2L-1)d^2` term becomes :math:`(9L-4)\,hp` for an LSTM (:func:`symbolic_stack_count`);
+- *residual connections* between layers 2..L add the layer input to its output: equal widths,
+  no parameters (:func:`residual_param_count`);
+- *LayerNorm* on each layer's output: :math:`2r` per layer (:func:`layer_norm_param_count`).
+
+:func:`stack_param_count` and :func:`total_param_count` count them; :func:`matched_width` matches
+a budget with them (``proj_size`` fixed, or a ``proj_ratio`` :math:`p/h`).
 """
 
 from __future__ import annotations
@@ -43,14 +55,20 @@ __all__ = [
     "gate_count",
     "gru_param_count",
     "halving_ratio",
+    "layer_norm_param_count",
     "linear_param_count",
     "lstm_param_count",
     "matched_width",
     "min_budget",
     "normalize_mode",
+    "proj_size_for_ratio",
+    "proj_symbol",
     "quadratic_coefficients",
     "recurrent_param_count",
+    "residual_param_count",
     "rnn_param_count",
+    "stack_output_size",
+    "stack_param_count",
     "symbolic_layer_count",
     "symbolic_stack_count",
     "symbols",
@@ -293,6 +311,110 @@ def linear_param_count(in_features: int, out_features: int, *, bias: bool = True
     return n_out * (n_in + (1 if _check_bool("bias", bias) else 0))
 
 
+def layer_norm_param_count(
+    normalized_size: int, *, elementwise_affine: bool = True, bias: bool = True
+) -> int:
+    r"""Parameters of ``torch.nn.LayerNorm(normalized_size)``: a gain and a shift per feature.
+
+    LayerNorm normalises each time step's vector :math:`y \in \mathbb{R}^n` over its features,
+
+    .. math:: \operatorname{LN}(y) = \gamma \odot \frac{y - \mu(y)}{\sqrt{\sigma^2(y) + \epsilon}}
+              + \beta,
+
+    with ``weight`` :math:`\gamma` and ``bias`` :math:`\beta`, each of shape ``(n,)``: :math:`2n`
+    parameters (``elementwise_affine=True``, torch's default), :math:`n` with ``bias=False`` and
+    none with ``elementwise_affine=False``. The statistics :math:`\mu, \sigma^2` are computed,
+    not learnt, so they are not parameters.
+    """
+    n = _check_int("normalized_size", normalized_size, 1)
+    if not _check_bool("elementwise_affine", elementwise_affine):
+        return 0
+    return n * (2 if _check_bool("bias", bias) else 1)
+
+
+def residual_param_count(input_width: int, output_width: int, *, projection: bool = False) -> int:
+    r"""Parameters of a residual (shortcut) connection :math:`y = f(x) + S x` around one layer.
+
+    When the widths match, :math:`S = I` (the identity shortcut of He et al. 2016, used between
+    recurrent layers by Wu et al. 2016, GNMT): the connection is a plain addition and holds
+    **no parameters**, so adding residual connections between equally wide layers leaves a budget
+    unchanged. When they differ, a shortcut needs a projection :math:`S` of shape
+    ``(output_width, input_width)`` without bias (``projection=True``), i.e.
+    :math:`n_\text{out} n_\text{in}` parameters; without ``projection`` unequal widths are an
+    error. In :class:`rnnlab.models.StackedLSTM` residual connections join layers 2..L only,
+    whose input and output widths are equal, so they always count 0.
+    """
+    n_in = _check_int("input_width", input_width, 1)
+    n_out = _check_int("output_width", output_width, 1)
+    if n_in == n_out:
+        return 0
+    if _check_bool("projection", projection):
+        return n_in * n_out
+    raise ValueError(
+        f"output_width must equal input_width={n_in} for an identity (parameter-free) "
+        f"residual connection, got {n_out}; pass projection=True to count a projection shortcut"
+    )
+
+
+def stack_output_size(hidden_size: int, *, proj_size: int = 0, bidirectional: bool = False) -> int:
+    r"""Width of what each layer of a stack emits: :math:`D r`, with :math:`r = p` (``proj_size``)
+    when projecting, else :math:`r = h`, and :math:`D = 2` when bidirectional. This is the input
+    width of every layer above the first and of the head."""
+    h = _check_int("hidden_size", hidden_size, 1)
+    p = _check_int("proj_size", proj_size, 0, h - 1)
+    return (2 if _check_bool("bidirectional", bidirectional) else 1) * (p if p > 0 else h)
+
+
+def stack_param_count(
+    input_size: int,
+    hidden_size: int,
+    num_layers: int = 1,
+    *,
+    mode: str = "LSTM",
+    bias: bool = True,
+    bidirectional: bool = False,
+    proj_size: int = 0,
+    residual: bool = False,
+    layer_norm: bool = False,
+) -> int:
+    r"""A recurrent stack as the design chapter builds it: recurrent layers, optional residual
+    connections between layers 2..L and an optional LayerNorm on every layer's output.
+
+    .. math::
+
+        P_\text{stack} = P_\text{rec}(m, h, L, p) \;+\; 0 \cdot [\text{residual}]
+                         \;+\; [\text{layer\_norm}]\, L \cdot 2 D r,
+
+    where :math:`P_\text{rec}` is :func:`recurrent_param_count` (the same whether the layers are
+    one ``nn.LSTM(num_layers=L)`` or ``L`` one-layer modules), :math:`r` the recurrent width
+    (:func:`stack_output_size`). A residual connection adds a layer's input (width :math:`Dr`
+    for layers 2..L) to its output (width :math:`Dr`): equal widths, so it is parameter-free
+    (:func:`residual_param_count`). Each ``nn.LayerNorm(D*r)`` holds a gain and a shift,
+    :math:`2Dr` (:func:`layer_norm_param_count`).
+
+    For a one-directional LSTM with projections the closed form is
+    :math:`4hm + (9L - 4)\,hp + 8Lh\ [+\,2Lp]` (:func:`symbolic_stack_count` with
+    ``proj=True``).
+    """
+    rec = recurrent_param_count(
+        mode,
+        input_size,
+        hidden_size,
+        num_layers,
+        bias=bias,
+        bidirectional=bidirectional,
+        proj_size=proj_size,
+    )
+    _check_bool("residual", residual)
+    width = stack_output_size(hidden_size, proj_size=proj_size, bidirectional=bidirectional)
+    norms = (
+        int(num_layers) * layer_norm_param_count(width)
+        if _check_bool("layer_norm", layer_norm)
+        else 0
+    )
+    return rec + norms
+
+
 def total_param_count(
     hidden_size: int,
     input_size: int,
@@ -302,22 +424,37 @@ def total_param_count(
     bias: bool = True,
     output_size: int = 0,
     extra_params: int = 0,
+    proj_size: int = 0,
+    residual: bool = False,
+    layer_norm: bool = False,
 ) -> int:
     r"""A whole model: recurrent stack + linear head + anything else.
 
     .. math::
 
-        P(d) = P_\text{stack}(d) + [o > 0]\,(d\,o + o) + E,
+        P(h) = P_\text{stack}(h) + [o > 0]\,(r\,o + o) + E,
 
-    where the head is ``nn.Linear(hidden_size, output_size)`` with bias (omitted when
-    ``output_size == 0``) and :math:`E` = ``extra_params`` counts parts that do not depend on the
-    width, e.g. an embedding table (:func:`embedding_param_count`). One-directional, no projection.
+    where :math:`P_\text{stack}` is :func:`stack_param_count` (one-directional; with
+    ``proj_size``, ``residual`` and ``layer_norm`` as there), the head is
+    ``nn.Linear(r, output_size)`` with bias on the stack's output width :math:`r` (``proj_size``
+    when projecting, else ``hidden_size``; omitted when ``output_size == 0``) and :math:`E` =
+    ``extra_params`` counts parts that do not depend on the width, e.g. an embedding table
+    (:func:`embedding_param_count`).
     """
     h = _check_int("hidden_size", hidden_size, 1)
     o = _check_int("output_size", output_size, 0)
     extra = _check_int("extra_params", extra_params, 0)
-    stack = recurrent_param_count(mode, input_size, h, num_layers, bias=bias)
-    head = o * (h + 1)
+    stack = stack_param_count(
+        input_size,
+        h,
+        num_layers,
+        mode=mode,
+        bias=bias,
+        proj_size=proj_size,
+        residual=residual,
+        layer_norm=layer_norm,
+    )
+    head = o * (stack_output_size(h, proj_size=proj_size) + 1)
     return stack + head + extra
 
 
@@ -334,17 +471,20 @@ def quadratic_coefficients(
     bias: bool = True,
     output_size: int = 0,
     extra_params: int = 0,
+    residual: bool = False,
+    layer_norm: bool = False,
 ) -> tuple[int, int, int]:
     r"""Integer coefficients :math:`(a, b, c)` of the count as a quadratic in the hidden size:
-    :func:`total_param_count` :math:`= a d^2 + b d + c`.
+    :func:`total_param_count` :math:`= a d^2 + b d + c` (no projection).
 
     .. math::
 
-        a = G(2L - 1), \qquad b = G(m + \beta L) + o, \qquad c = o + E,
+        a = G(2L - 1), \qquad b = G(m + \beta L) + 2L\,[\text{layer\_norm}] + o,
+        \qquad c = o + E,
 
     with :math:`G` gates, :math:`\beta \in \{0, 2\}` bias vectors, head width :math:`o` and
-    extra parameters :math:`E`. Because :math:`a, b > 0` the count is strictly increasing in
-    :math:`d \ge 1`.
+    extra parameters :math:`E`; residual connections add nothing. Because :math:`a, b > 0` the
+    count is strictly increasing in :math:`d \ge 1`.
     """
     gates = gate_count(mode)
     m = _check_int("input_size", input_size, 1)
@@ -352,7 +492,9 @@ def quadratic_coefficients(
     beta = 2 if _check_bool("bias", bias) else 0
     o = _check_int("output_size", output_size, 0)
     extra = _check_int("extra_params", extra_params, 0)
-    return gates * (2 * layers - 1), gates * (m + beta * layers) + o, o + extra
+    _check_bool("residual", residual)
+    norms = 2 * layers if _check_bool("layer_norm", layer_norm) else 0
+    return gates * (2 * layers - 1), gates * (m + beta * layers) + norms + o, o + extra
 
 
 @dataclass(frozen=True)
@@ -364,9 +506,12 @@ class WidthMatch:
         param_count: :func:`total_param_count` at that width.
         budget: the requested budget.
         relative_error: ``(param_count - budget) / budget``, signed (negative: under budget).
-        exact_root: the positive real :math:`d^*` with :math:`a d^{*2} + b d^* + c = \text{budget}`.
+        exact_root: the positive real :math:`d^*` with :math:`P(d^*) = \text{budget}` (for a
+            ``proj_ratio``, of the relaxation :math:`p = \rho d` without rounding).
         num_layers, input_size, mode, output_size, extra_params: the configuration matched
             (``mode`` in canonical spelling).
+        proj_size: the projection size at ``hidden_size`` (0: none).
+        residual, layer_norm: the stack options matched.
     """
 
     hidden_size: int
@@ -379,6 +524,29 @@ class WidthMatch:
     mode: str
     output_size: int
     extra_params: int
+    proj_size: int = 0
+    residual: bool = False
+    layer_norm: bool = False
+
+
+def proj_size_for_ratio(hidden_size: int, proj_ratio: float) -> int:
+    r"""The projection size used for a projection ratio :math:`\rho`:
+    :math:`p = \min(h - 1, \max(1, \lfloor \rho h + \tfrac12 \rfloor))`, so that torch's rule
+    :math:`1 \le p \le h - 1` holds. ``hidden_size`` must be at least 2 (a width-1 LSTM cannot
+    project) and ``proj_ratio`` in the open interval (0, 1)."""
+    h = _check_int("hidden_size", hidden_size, 2)
+    rho = _check_ratio(proj_ratio)
+    return min(h - 1, max(1, math.floor(rho * h + 0.5)))
+
+
+def _check_ratio(proj_ratio: object) -> float:
+    if (
+        isinstance(proj_ratio, bool)
+        or not isinstance(proj_ratio, numbers.Real)
+        or not 0.0 < float(proj_ratio) < 1.0
+    ):
+        raise ValueError(f"proj_ratio must be a number in (0, 1), got {proj_ratio!r}")
+    return float(proj_ratio)
 
 
 def min_budget(
@@ -389,17 +557,127 @@ def min_budget(
     bias: bool = True,
     output_size: int = 0,
     extra_params: int = 0,
+    proj_size: int = 0,
+    proj_ratio: float | None = None,
+    residual: bool = False,
+    layer_norm: bool = False,
 ) -> int:
-    """The smallest budget :func:`matched_width` accepts: the total count at hidden size 1."""
-    return total_param_count(
-        1,
+    """The smallest budget :func:`matched_width` accepts: the total count at the smallest
+    width allowed (1; ``proj_size + 1`` with a fixed projection; 2 with a ``proj_ratio``)."""
+    spec = _MatchSpec.make(
         input_size,
         num_layers,
         mode=mode,
         bias=bias,
         output_size=output_size,
         extra_params=extra_params,
+        proj_size=proj_size,
+        proj_ratio=proj_ratio,
+        residual=residual,
+        layer_norm=layer_norm,
     )
+    return spec.count(spec.min_width)
+
+
+@dataclass(frozen=True)
+class _MatchSpec:
+    """One configuration to match: its count as a function of the width, and where it starts."""
+
+    input_size: int
+    num_layers: int
+    mode: str
+    bias: bool
+    output_size: int
+    extra_params: int
+    proj_size: int
+    proj_ratio: float | None
+    residual: bool
+    layer_norm: bool
+
+    @classmethod
+    def make(cls, input_size, num_layers, *, mode, bias, output_size, extra_params, proj_size,
+             proj_ratio, residual, layer_norm) -> _MatchSpec:  # fmt: skip
+        key = normalize_mode(mode)
+        p = _check_int("proj_size", proj_size, 0)
+        if proj_ratio is not None:
+            _check_ratio(proj_ratio)
+            if p:
+                raise ValueError(
+                    f"proj_size must be 0 when proj_ratio is given (one or the other), got {p}"
+                )
+        if (p or proj_ratio is not None) and key != "LSTM":
+            raise ValueError(f"proj_size must be 0 for mode {key} (only LSTM supports it)")
+        quadratic_coefficients(  # validates the remaining arguments
+            input_size,
+            num_layers,
+            mode=key,
+            bias=bias,
+            output_size=output_size,
+            extra_params=extra_params,
+            residual=residual,
+            layer_norm=layer_norm,
+        )
+        return cls(
+            int(input_size), int(num_layers), key, bias, int(output_size), int(extra_params), p,
+            None if proj_ratio is None else float(proj_ratio), residual, layer_norm,
+        )  # fmt: skip
+
+    @property
+    def min_width(self) -> int:
+        if self.proj_ratio is not None:
+            return 2
+        return self.proj_size + 1
+
+    def proj_at(self, width: int) -> int:
+        if self.proj_ratio is not None:
+            return proj_size_for_ratio(width, self.proj_ratio)
+        return self.proj_size
+
+    def count(self, width: int) -> int:
+        return total_param_count(
+            width,
+            self.input_size,
+            self.num_layers,
+            mode=self.mode,
+            bias=self.bias,
+            output_size=self.output_size,
+            extra_params=self.extra_params,
+            proj_size=self.proj_at(width),
+            residual=self.residual,
+            layer_norm=self.layer_norm,
+        )
+
+    def relaxed_coefficients(self) -> tuple[float, float, float]:
+        r"""Real :math:`(a, b, c)` of the count as a polynomial in the width :math:`h`.
+
+        Exact for no projection and for a fixed ``proj_size`` (then :math:`a = 0`: the count is
+        linear in :math:`h`); for a ratio, exact for the relaxation :math:`p = \rho h`.
+        """
+        if self.proj_size == 0 and self.proj_ratio is None:
+            return tuple(  # type: ignore[return-value]
+                float(v)
+                for v in quadratic_coefficients(
+                    self.input_size,
+                    self.num_layers,
+                    mode=self.mode,
+                    bias=self.bias,
+                    output_size=self.output_size,
+                    extra_params=self.extra_params,
+                    layer_norm=self.layer_norm,
+                )  # fmt: skip
+            )
+        g, m, layers, o = 4, self.input_size, self.num_layers, self.output_size
+        beta = 2 if self.bias else 0
+        # count = G h m + (G(2L-1) + L) h p + beta G L h + [LN] 2 L p + o p + o + E
+        k = g * (2 * layers - 1) + layers
+        p_lin = (2 * layers if self.layer_norm else 0) + o  # terms linear in p alone
+        base_b = g * m + beta * g * layers
+        c = o + self.extra_params
+        if self.proj_ratio is None:
+            p = self.proj_size
+            return 0.0, float(base_b + k * p), float(c + p_lin * p)
+        rho = self.proj_ratio
+        return k * rho, base_b + p_lin * rho, float(c)
 
 
 def matched_width(
@@ -411,11 +689,16 @@ def matched_width(
     bias: bool = True,
     output_size: int = 0,
     extra_params: int = 0,
+    proj_size: int = 0,
+    proj_ratio: float | None = None,
+    residual: bool = False,
+    layer_norm: bool = False,
 ) -> WidthMatch:
     r"""The integer hidden size whose :func:`total_param_count` is nearest ``budget``.
 
-    The count is :math:`P(d) = a d^2 + b d + c` (:func:`quadratic_coefficients`). Its positive
-    root of :math:`P(d) = B` is
+    Without projection the count is :math:`P(d) = a d^2 + b d + c`
+    (:func:`quadratic_coefficients`; LayerNorm adds :math:`2L` to :math:`b`, residual connections
+    nothing). Its positive root of :math:`P(d) = B` is
 
     .. math::
 
@@ -424,55 +707,96 @@ def matched_width(
     The floor :math:`\lfloor d^* \rfloor` is found in exact integer arithmetic
     (:func:`math.isqrt`, then corrected so that :math:`P(\lfloor d^*\rfloor) \le B <
     P(\lfloor d^*\rfloor + 1)`). Since :math:`P` is strictly increasing for :math:`d \ge 1`, the
-    nearest count is at :math:`\lfloor d^*\rfloor` or :math:`\lfloor d^*\rfloor + 1`; the two exact
+    nearest count is at :math:`\lfloor d^* \rfloor` or :math:`\lfloor d^*\rfloor + 1`; the two exact
     counts are compared and a tie goes to the smaller width. Hence the result is optimal over all
     integers and non-decreasing in ``budget``.
 
+    **With projections** (LSTM only) there are two ways to hold the projection while the width
+    moves:
+
+    - ``proj_size=p`` fixed: the count is *linear* in :math:`h`,
+      :math:`P(h) = h\,(4m + (9L-4)p + 8L) + [\text{LN}]\,2Lp + o(p + 1) + E`, for :math:`h > p`;
+    - ``proj_ratio=``:math:`\rho`: :math:`p = ` :func:`proj_size_for_ratio` :math:`(h, \rho)`,
+      so :math:`P` is (up to rounding of :math:`p`) quadratic with
+      :math:`a = \rho(9L - 4)`.
+
+    In both cases :math:`P` is strictly increasing in :math:`h`, and the nearest width is found by
+    an exact integer bisection on the true count (a tie again goes to the smaller width).
+
     Raises:
-        ValueError: a bad argument, or ``budget`` below :func:`min_budget` (the count at width 1).
+        ValueError: a bad argument, or ``budget`` below :func:`min_budget` (the count at the
+            smallest width).
     """
-    key = normalize_mode(mode)
     target = _check_int("budget", budget, 1)
-    a, b, c = quadratic_coefficients(
+    spec = _MatchSpec.make(
         input_size,
         num_layers,
-        mode=key,
+        mode=mode,
         bias=bias,
         output_size=output_size,
         extra_params=extra_params,
+        proj_size=proj_size,
+        proj_ratio=proj_ratio,
+        residual=residual,
+        layer_norm=layer_norm,
     )
-    lowest = a + b + c
+    lowest_width = spec.min_width
+    lowest = spec.count(lowest_width)
     if target < lowest:
         raise ValueError(
-            f"budget must be an integer >= {lowest} (the count at hidden_size 1 for this "
-            f"configuration), got {target}"
+            f"budget must be an integer >= {lowest} (the count at hidden_size {lowest_width} "
+            f"for this configuration), got {target}"
         )
-
-    def count(d: int) -> int:
-        return (a * d + b) * d + c
-
-    disc = b * b + 4 * a * (target - c)
-    lo = max(1, (math.isqrt(disc) - b) // (2 * a))
-    while count(lo) > target:
-        lo -= 1
-    while count(lo + 1) <= target:
-        lo += 1
-    # now count(lo) <= target < count(lo + 1), lo >= 1
-    below, above = count(lo), count(lo + 1)
+    a, b, c = spec.relaxed_coefficients()
+    if spec.proj_size == 0 and spec.proj_ratio is None:
+        ia, ib, ic = int(a), int(b), int(c)
+        disc = ib * ib + 4 * ia * (target - ic)
+        lo = max(1, (math.isqrt(disc) - ib) // (2 * ia))
+        while spec.count(lo) > target:
+            lo -= 1
+        while spec.count(lo + 1) <= target:
+            lo += 1
+        root = 2 * (target - ic) / (ib + math.sqrt(disc))
+    else:
+        lo = _last_width_within(spec.count, target, lowest_width)
+        root = (
+            (target - c) / b
+            if a == 0
+            else 2 * (target - c) / (b + math.sqrt(b * b + 4 * a * (target - c)))
+        )
+    # now count(lo) <= target < count(lo + 1)
+    below, above = spec.count(lo), spec.count(lo + 1)
     width, total = (lo, below) if target - below <= above - target else (lo + 1, above)
-    root = 2 * (target - c) / (b + math.sqrt(disc))
     return WidthMatch(
         hidden_size=width,
         param_count=total,
         budget=target,
         relative_error=(total - target) / target,
         exact_root=root,
-        num_layers=int(num_layers),
-        input_size=int(input_size),
-        mode=key,
-        output_size=int(output_size),
-        extra_params=int(extra_params),
+        num_layers=spec.num_layers,
+        input_size=spec.input_size,
+        mode=spec.mode,
+        output_size=spec.output_size,
+        extra_params=spec.extra_params,
+        proj_size=spec.proj_at(width),
+        residual=residual,
+        layer_norm=layer_norm,
     )
+
+
+def _last_width_within(count, target: int, lowest: int) -> int:
+    """The largest width ``w >= lowest`` with ``count(w) <= target``, for a strictly increasing
+    ``count`` with ``count(lowest) <= target``: doubling, then bisection (exact integers)."""
+    lo, hi = lowest, lowest + 1
+    while count(hi) <= target:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # invariant: count(lo) <= target < count(hi)
+        mid = (lo + hi) // 2
+        if count(mid) <= target:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def halving_ratio(input_size: int, hidden_size: int, num_layers: int = 2, biases: int = 2) -> float:
@@ -524,42 +848,82 @@ def symbols() -> tuple[sympy.Symbol, sympy.Symbol, sympy.Symbol]:
     """The sympy symbols ``(d, m, L)``: hidden size, input size, number of layers.
 
     All three are positive integers, so sympy may simplify with that knowledge. Calling this twice
-    gives equal symbols.
+    gives equal symbols. :func:`proj_symbol` gives the projection size ``p``.
     """
     import sympy
 
     return sympy.symbols("d m L", positive=True, integer=True)
 
 
+def proj_symbol() -> sympy.Symbol:
+    """The sympy symbol ``p`` (a positive integer): the LSTMP projection size ``proj_size``."""
+    import sympy
+
+    return sympy.Symbol("p", positive=True, integer=True)
+
+
 def symbolic_layer_count(
-    *, biases: int = 2, gates: int = 4, first_layer: bool = True
+    *,
+    biases: int = 2,
+    gates: int = 4,
+    first_layer: bool = True,
+    proj: bool = False,
+    layer_norm: bool = False,
 ) -> sympy.Expr:
-    r"""One recurrent layer's count in the symbols ``d`` (hidden) and ``m`` (input):
+    r"""One recurrent layer's count in the symbols ``d`` (hidden), ``m`` (input), ``p`` (proj):
 
     .. math::
 
-        \text{first layer: } G(dm + d^2 + \beta d), \qquad
-        \text{layer above: } G(d \cdot d + d^2 + \beta d),
+        \text{first layer: } G(dm + d r + \beta d) + [\text{proj}]\,pd + [\text{LN}]\,2r, \qquad
+        \text{layer above: } G(r d + d r + \beta d) + [\text{proj}]\,pd + [\text{LN}]\,2r,
 
-    with :math:`G` = ``gates`` and :math:`\beta` = ``biases`` (2 for PyTorch, 1 for textbooks).
+    with :math:`G` = ``gates``, :math:`\beta` = ``biases`` (2 for PyTorch, 1 for textbooks) and
+    the recurrent width :math:`r = p` with ``proj=True`` (``weight_hh`` is then ``(G*d, p)`` and
+    ``weight_hr`` ``(p, d)`` maps the cell output down to :math:`p`), else :math:`r = d`.
     """
     beta = _check_int("biases", biases, 0)
     g = _check_int("gates", gates, 1)
     first = _check_bool("first_layer", first_layer)
+    use_proj = _check_bool("proj", proj)
+    norm = _check_bool("layer_norm", layer_norm)
     d, m, _ = symbols()
-    layer_input = m if first else d
-    return g * (d * layer_input + d * d + beta * d)
+    r = proj_symbol() if use_proj else d
+    layer_input = m if first else r
+    count = g * (d * layer_input + d * r + beta * d)
+    if use_proj:
+        count += r * d
+    if norm:
+        count += 2 * r
+    return count
 
 
 def symbolic_stack_count(
-    num_layers: int | sympy.Symbol, *, biases: int = 2, gates: int = 4
+    num_layers: int | sympy.Symbol,
+    *,
+    biases: int = 2,
+    gates: int = 4,
+    proj: bool = False,
+    layer_norm: bool = False,
+    residual: bool = False,
 ) -> sympy.Expr:
-    r"""Closed form of an :math:`L`-layer one-directional stack, in ``d``, ``m`` (and ``L``):
+    r"""Closed form of an :math:`L`-layer one-directional stack, in ``d``, ``m`` (``p``, ``L``):
 
     .. math::
 
         \sum_{k=1}^{L} P_k = G\bigl(dm + d^2 + \beta d\bigr) + (L-1)\,G\bigl(2d^2 + \beta d\bigr)
                           = G\bigl(dm + (2L-1)d^2 + \beta L d\bigr).
+
+    With projections (``proj=True``, LSTMP; the recurrent width is :math:`p`):
+
+    .. math::
+
+        G\bigl(dm + dp + \beta d\bigr) + (L-1)\,G\bigl(2dp + \beta d\bigr) + L\,pd
+        = G dm + \bigl(G(2L-1) + L\bigr)\,dp + \beta G L d,
+
+    i.e. :math:`4dm + (9L-4)\,dp + 8Ld` for the PyTorch LSTM. ``layer_norm=True`` adds
+    :math:`2Lr` (a gain and a shift per output feature per layer, :math:`r = p` or :math:`d`);
+    ``residual=True`` adds nothing (identity shortcuts between equal widths,
+    :func:`residual_param_count`) and is accepted so the call reads like the model's options.
 
     ``num_layers`` is an integer :math:`\ge 1` or a sympy symbol (e.g. ``symbols()[2]``).
     """
@@ -571,5 +935,17 @@ def symbolic_stack_count(
         layers = _check_int("num_layers", num_layers, 1)
     beta = _check_int("biases", biases, 0)
     g = _check_int("gates", gates, 1)
+    use_proj = _check_bool("proj", proj)
+    norm = _check_bool("layer_norm", layer_norm)
+    _check_bool("residual", residual)
     d, m, _ = symbols()
-    return g * (d * m + (2 * layers - 1) * d**2 + beta * layers * d)
+    if use_proj:
+        p = proj_symbol()
+        count = g * d * m + (g * (2 * layers - 1) + layers) * d * p + beta * g * layers * d
+        r = p
+    else:
+        count = g * (d * m + (2 * layers - 1) * d**2 + beta * layers * d)
+        r = d
+    if norm:
+        count += 2 * layers * r
+    return count
