@@ -12,6 +12,7 @@ from rnnlab.tasks.base import (
     TaskData,
     _check_int,
 )
+from rnnlab.tasks.capacity import _memorize
 from rnnlab.tasks.digits import _digits
 from rnnlab.tasks.synthetic import _dyck, _listops, _majority
 from rnnlab.tasks.text import (
@@ -35,6 +36,7 @@ _TASKS: dict[str, Callable[..., TaskData]] = {
     "charlm-python": _charlm_python,
     "charlm-stdlib": _charlm_stdlib,
     "charlm-text": _charlm_text,
+    "memorize": _memorize,
 }
 
 _SIZE_ARGS = ("n_train", "n_val", "n_test", "seed")
