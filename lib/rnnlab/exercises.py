@@ -626,3 +626,107 @@ def check_own_text_record(record: Mapping[str, Any], path: Any = None) -> CheckR
         for what, expected, got in cases
     )
     return report(CheckReport(name="check_own_text_record", results=results))
+
+
+# --------------------------------------------------------------------------------------------
+# Chapter 1: a prediction before running, and a conceptual question
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PredictionReport:
+    """What :func:`check_halving_prediction` found: the prediction, the measured share and
+    whether the prediction was within ``tolerance`` of it."""
+
+    prediction: float
+    actual: float
+    tolerance: float
+
+    @property
+    def error(self) -> float:
+        return self.prediction - self.actual
+
+    @property
+    def close(self) -> bool:
+        return abs(self.error) <= self.tolerance
+
+
+def check_halving_prediction(
+    prediction: Any,
+    *,
+    input_size: int = 32,
+    hidden_size: int = 512,
+    num_layers: int = 3,
+    tolerance: float = 0.05,
+) -> PredictionReport:
+    r"""Compare a prediction, written down *before* counting, with the count of real modules.
+
+    Builds ``torch.nn.LSTM(input_size, hidden_size // 2, num_layers)`` and
+    ``torch.nn.LSTM(input_size, hidden_size)``, counts their parameters and prints the share the
+    half-width stack holds of the one-layer budget, the prediction, and how far apart they are.
+    A prediction may be wrong (that is the point of making one): any number in ``(0, 10]`` passes.
+    Anything else (``None``, text, a negative number) raises :class:`AssertionError`.
+
+    For :math:`d \gg m` the share tends to :math:`(2L-1)/4`, so three layers at half width hold
+    *more* than one layer at full width.
+    """
+    if isinstance(prediction, bool) or not _is_number(prediction):
+        raise AssertionError(
+            f"check_halving_prediction: write your prediction as a number, got {prediction!r}"
+        )
+    value = float(prediction)
+    if not 0 < value <= 10:
+        raise AssertionError(
+            "check_halving_prediction: a share of a budget is a positive number (1.0 = the whole "
+            f"budget), got {value!r}"
+        )
+    import torch
+
+    half = max(1, hidden_size // 2)
+    stack = sum(p.numel() for p in torch.nn.LSTM(input_size, half, num_layers).parameters())
+    single = sum(p.numel() for p in torch.nn.LSTM(input_size, hidden_size).parameters())
+    actual = stack / single
+    result = PredictionReport(prediction=value, actual=actual, tolerance=float(tolerance))
+    verdict = (
+        "close: well predicted"
+        if result.close
+        else f"off by more than {tolerance:.2f}: compare with the limit (2L-1)/4"
+    )
+    print(
+        f"check_halving_prediction: {num_layers} layers at d={half}: {stack:,} parameters; "
+        f"1 layer at d={hidden_size}: {single:,} | share {actual:.3f}, your prediction "
+        f"{value:.3f} (difference {result.error:+.3f}) | {verdict}; "
+        f"(2L-1)/4 = {(2 * num_layers - 1) / 4:g}"
+    )
+    return result
+
+
+#: Feedback for each option of :func:`check_depth_coefficient_answer`.
+DEPTH_COEFFICIENT_OPTIONS: dict[str, str] = {
+    "A": "No: each layer has ONE recurrent matrix per gate (W_h*, d x d).",
+    "B": (
+        "Right: layers 2..L read the d-dimensional hidden state below them, so each has a d x d "
+        "input matrix besides its d x d recurrent matrix: 1 + 2(L-1) = 2L-1 blocks of d^2 per gate."
+    ),
+    "C": "No: biases are vectors of length d; they add 4d per bias and layer, never d^2.",
+    "D": "No: every layer of torch.nn.LSTM has its own matrices; nothing is shared.",
+}
+DEPTH_COEFFICIENT_ANSWER = "B"
+
+
+def check_depth_coefficient_answer(answer: Any) -> str:
+    """Check the conceptual question "why is the d^2 coefficient 4(2L-1)?" (options A-D).
+
+    Prints feedback for the chosen option; raises :class:`AssertionError` unless it is right.
+    Returns the feedback.
+    """
+    key = str(answer).strip().upper().rstrip(".)") if answer is not None else ""
+    if key not in DEPTH_COEFFICIENT_OPTIONS:
+        raise AssertionError(
+            f"check_depth_coefficient_answer: answer with one of A, B, C, D; got {answer!r}"
+        )
+    feedback = DEPTH_COEFFICIENT_OPTIONS[key]
+    print(f"check_depth_coefficient_answer: {key}. {feedback}")
+    if key != DEPTH_COEFFICIENT_ANSWER:
+        raise AssertionError(f"check_depth_coefficient_answer: {key} is not right. {feedback}")
+    return feedback

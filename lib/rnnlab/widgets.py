@@ -22,18 +22,24 @@ from __future__ import annotations
 
 import html
 import io
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
 from rnnlab import params
 
 __all__ = [
+    "BrowserExplorer",
     "ExplorerValues",
     "ParameterExplorer",
+    "browser_explorer",
     "explorer_html",
+    "explorer_page_html",
     "explorer_values",
     "parameter_explorer",
 ]
+
+_UIDS = itertools.count(1)
 
 _WIDGET_NOTE = (
     "Parameter explorer (interactive): run this notebook in Jupyter or Colab to move the sliders. "
@@ -375,3 +381,275 @@ def parameter_explorer(
         if explorer.png:
             display(HTML(_figure_img_html(explorer.values, explorer.png, explorer.max_layers)))
     return explorer
+
+
+# --------------------------------------------------------------------------------------------
+# The explorer without a kernel: HTML + JavaScript
+# --------------------------------------------------------------------------------------------
+
+#: The CSS class of the browser-side explorer's root element (the browser tests look for it).
+BROWSER_EXPLORER_CLASS = "rnnlab-live-explorer"
+
+# Every count the explorer shows is closed-form, so the browser computes it. The script mirrors
+# rnnlab.params exactly (tests/test_widgets.py and tests/browser/ compare the two):
+#   lstm_param_count          4 (d m + (2L-1) d^2 + 2 L d)
+#   textbook_lstm_param_count 4 (d m + (2L-1) d^2 + L d)
+#   matched_width             nearest integer width of a d^2 + b d = B, a = 4(2L-1), b = 4(m+2L),
+#                             a tie goes to the smaller width; None below the count at width 1.
+# Counts stay far below 2**53, so JavaScript numbers are exact integers here.
+_EXPLORER_JS = r"""
+(function () {
+  "use strict";
+  var root = document.getElementById("__ID__");
+  if (!root || root.dataset.ready) { return; }
+  root.dataset.ready = "1";
+  var MAX_LAYERS = __MAX_LAYERS__;
+  function el(name) { return root.querySelector("[data-k='" + name + "']"); }
+  function fmt(n) { return Math.round(n).toLocaleString("en-US"); }
+  function pct(x) {
+    var s = (100 * Math.abs(x)).toFixed(3);
+    return (x < 0 && Number(s) !== 0 ? "\u2212" : "+") + s + "%";
+  }
+  function lstm(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + 2 * L * d); }
+  function textbook(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + L * d); }
+  function matched(B, m, L) {
+    var a = 4 * (2 * L - 1), b = 4 * (m + 2 * L);
+    function count(w) { return (a * w + b) * w; }
+    if (B < count(1)) { return null; }
+    var disc = b * b + 4 * a * B;
+    var lo = Math.max(1, Math.floor((Math.floor(Math.sqrt(disc)) - b) / (2 * a)));
+    while (lo > 1 && count(lo) > B) { lo -= 1; }
+    while (count(lo + 1) <= B) { lo += 1; }
+    var below = count(lo), above = count(lo + 1);
+    var width = (B - below <= above - B) ? lo : lo + 1;
+    var total = count(width);
+    return {width: width, count: total, error: (total - B) / B,
+            root: 2 * B / (b + Math.sqrt(disc))};
+  }
+  function update() {
+    var m = Number(el("m").value), d = Number(el("d").value), L = Number(el("L").value);
+    var tied = el("tie").checked;
+    var budgetBox = el("budget");
+    if (tied) { budgetBox.value = String(lstm(m, d, 1)); }
+    budgetBox.disabled = tied;
+    var B = Math.max(1, Math.floor(Number(budgetBox.value) || 1));
+    el("m-out").textContent = m; el("d-out").textContent = d; el("L-out").textContent = L;
+    el("layers-word").textContent = L > 1 ? "layers" : "layer";
+    el("m-head").textContent = m; el("d-head").textContent = d; el("L-head").textContent = L;
+    el("textbook").textContent = fmt(textbook(m, d, L));
+    el("torch").textContent = fmt(lstm(m, d, L));
+    el("bias").textContent = fmt(lstm(m, d, L) - textbook(m, d, L));
+    el("B").textContent = fmt(B);
+    el("source").textContent = tied ? "one PyTorch layer of width d = " + d : "chosen budget";
+    el("rule-head").hidden = !tied;
+    for (var n = 1; n <= MAX_LAYERS; n++) {
+      var row = root.querySelector("tr[data-layers='" + n + "']");
+      var mt = matched(B, m, n);
+      var cells = row.querySelectorAll("td");
+      var rule = cells[cells.length - 1];
+      rule.hidden = !tied;
+      rule.textContent = (d / Math.sqrt(2 * n - 1)).toFixed(1);
+      if (mt === null) {
+        cells[1].textContent = "\u2013"; cells[2].textContent = "\u2013";
+        cells[3].textContent = "below the minimum " + fmt(lstm(m, 1, n)) + " (width 1)";
+      } else {
+        cells[1].textContent = String(mt.width); cells[2].textContent = fmt(mt.count);
+        cells[3].textContent = pct(mt.error);
+      }
+      row.dataset.width = mt === null ? "" : String(mt.width);
+    }
+    root.dataset.torchCount = String(lstm(m, d, L));
+  }
+  root.addEventListener("input", update);
+  root.addEventListener("change", update);
+  update();
+})();
+"""
+
+
+def _explorer_css(uid: str) -> str:
+    """Scoped styles that follow the page's colours (light or dark), in Jupyter and on the site."""
+    s = f"#{uid}"
+    return (
+        f"{s}{{color:inherit;background:transparent;max-width:100%;overflow-x:auto;"
+        "font-size:0.95em;line-height:1.4}"
+        f"{s} fieldset{{border:1px solid currentColor;border-radius:6px;padding:0.5em 0.8em;"
+        "margin:0 0 0.8em 0}"
+        f"{s} legend{{font-weight:bold;padding:0 0.3em}}"
+        f"{s} .rx-row{{display:flex;flex-wrap:wrap;align-items:center;gap:0.4em 0.8em;"
+        "margin:0.25em 0}"
+        f"{s} .rx-row label{{min-width:9em}}"
+        f"{s} input[type=range]{{width:min(22em,60vw)}}"
+        f"{s} input[type=number]{{width:10em;color:inherit;background:transparent;"
+        "border:1px solid currentColor;border-radius:4px;padding:0.1em 0.3em}"
+        f"{s} input[type=number]:disabled{{opacity:0.75}}"
+        f"{s} table{{border-collapse:collapse;margin:0.3em 0 0.9em 0;color:inherit;"
+        "background:transparent}"
+        f"{s} th,{s} td{{border:1px solid rgba(128,128,128,0.6);padding:0.2em 0.6em;"
+        "color:inherit;background:transparent}"
+        f"{s} td.num{{text-align:right;font-variant-numeric:tabular-nums}}"
+        f"{s} code{{color:inherit;background:rgba(128,128,128,0.18);padding:0 0.2em;"
+        "border-radius:3px;border:none}"
+        f"{s} caption{{caption-side:top;text-align:left;font-weight:bold;color:inherit;"
+        "padding:0.2em 0}"
+    )
+
+
+def explorer_page_html(
+    input_size: int = 32,
+    hidden_size: int = 256,
+    num_layers: int = 2,
+    budget: int | None = None,
+    *,
+    max_layers: int = 4,
+    max_size: int = 1024,
+    uid: str | None = None,
+) -> str:
+    """The parameter explorer as one self-contained HTML block that computes in the browser.
+
+    No kernel is needed: sliders for :math:`m, d, L` and a budget box drive a small script that
+    evaluates the closed forms of :mod:`rnnlab.params` (the two counts and the matched widths).
+    The block is rendered in Python with the initial state (so it reads without JavaScript too),
+    and the script re-renders it on every change. It works on the static website, in Jupyter
+    and in Colab (all run the ``<script>`` of an HTML output of a trusted notebook).
+
+    Its elements carry ``data-k`` names the tests drive: ``m``, ``d``, ``L`` (range inputs),
+    ``tie`` (checkbox), ``budget`` (number input), ``textbook``, ``torch``, ``bias``, ``B``; the
+    rows of the matched-width table are ``tr[data-layers=n]`` with ``data-width``.
+    """
+    values = explorer_values(input_size, hidden_size, num_layers, budget, max_layers=max_layers)
+    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+        raise ValueError(f"max_size must be an integer >= 1, got {max_size!r}")
+    v = values
+    uid = uid or f"rnnlab-explorer-{next(_UIDS)}-{v.input_size}-{v.hidden_size}"
+    tied = v.budget_is_single_layer
+    hidden_attr = "" if tied else " hidden"
+
+    def slider(key: str, label: str, value: int, top: int) -> str:
+        return (
+            f"<div class='rx-row'><label for='{uid}-{key}'>{label}</label>"
+            f"<input type='range' id='{uid}-{key}' data-k='{key}' min='1' max='{top}' "
+            f"step='1' value='{value}'>"
+            f"<output for='{uid}-{key}' data-k='{key}-out'>{value}</output></div>"
+        )
+
+    rows_counts = [
+        (
+            "textbook, one bias per gate",
+            "4(dm + (2L&minus;1)d&sup2; + Ld)",
+            "textbook",
+            v.textbook_count,
+        ),
+        (
+            "PyTorch <code>nn.LSTM</code>, two biases",
+            "4(dm + (2L&minus;1)d&sup2; + 2Ld)",
+            "torch",
+            v.torch_count,
+        ),
+        ("difference (second bias)", "4Ld", "bias", v.bias_difference),
+    ]
+    m, d, n = v.input_size, v.hidden_size, v.num_layers
+    parts = [
+        f"<div class='{BROWSER_EXPLORER_CLASS}' id='{uid}' data-torch-count='{v.torch_count}'>",
+        f"<style>{_explorer_css(uid)}</style>",
+        "<fieldset><legend>Parameter explorer: move a slider</legend>",
+        slider("m", "input size m", m, max(max_size, m)),
+        slider("d", "width d", d, max(max_size, d)),
+        slider("L", "layers L", n, max(max_layers, n)),
+        "<div class='rx-row'>"
+        f"<input type='checkbox' id='{uid}-tie' data-k='tie'{' checked' if tied else ''}>"
+        f"<label for='{uid}-tie'>budget = one layer at width d</label>"
+        f"<label for='{uid}-budget'>budget B</label>"
+        f"<input type='number' id='{uid}-budget' data-k='budget' min='1' step='1' "
+        f"value='{v.budget}'{' disabled' if tied else ''}></div>",
+        "</fieldset>",
+        "<div aria-live='polite'>",
+        "<table><caption>LSTM with m = <span data-k='m-head'>"
+        f"{m}</span> inputs, L = <span data-k='L-head'>{n}</span> "
+        f"<span data-k='layers-word'>{'layers' if n > 1 else 'layer'}</span> of width d = "
+        f"<span data-k='d-head'>{d}</span></caption>",
+        "<thead><tr><th scope='col'>count</th><th scope='col'>formula</th>"
+        "<th scope='col'>parameters</th></tr></thead><tbody>",
+    ]
+    for label, formula, key, count in rows_counts:
+        parts.append(
+            f"<tr><td>{label}</td><td>{formula}</td>"
+            f"<td class='num' data-k='{key}'>{count:,}</td></tr>"
+        )
+    parts.append("</tbody></table>")
+    source = f"one PyTorch layer of width d = {d}" if tied else "chosen budget"
+    parts.append(
+        f"<table><caption>Widths matched to the budget B = <span data-k='B'>{v.budget:,}</span> "
+        f"(<span data-k='source'>{html.escape(source)}</span>)</caption>"
+        "<thead><tr><th scope='col'>layers L</th><th scope='col'>matched width</th>"
+        "<th scope='col'>parameters</th><th scope='col'>relative error</th>"
+        f"<th scope='col' data-k='rule-head'{hidden_attr}>d/&radic;(2L&minus;1)</th>"
+        "</tr></thead><tbody>"
+    )
+    for layers, match in enumerate(v.matches, start=1):
+        if match is None:
+            floor = params.min_budget(m, layers)
+            cells = (
+                "<td class='num'>&ndash;</td><td class='num'>&ndash;</td>"
+                f"<td>below the minimum {floor:,} (width 1)</td>"
+            )
+            width = ""
+        else:
+            error = f"{match.relative_error:+.3%}".replace("-", "&minus;")
+            cells = (
+                f"<td class='num'>{match.hidden_size}</td>"
+                f"<td class='num'>{match.param_count:,}</td><td class='num'>{error}</td>"
+            )
+            width = str(match.hidden_size)
+        rule = params.asymptotic_matched_width(d, layers)
+        parts.append(
+            f"<tr data-layers='{layers}' data-width='{width}'><td>{layers}</td>{cells}"
+            f"<td class='num'{hidden_attr}>{rule:.1f}</td></tr>"
+        )
+    parts.append("</tbody></table></div>")
+    script = _EXPLORER_JS.replace("__ID__", uid).replace("__MAX_LAYERS__", str(len(v.matches)))
+    parts.append(f"<script>{script}</script></div>")
+    return "\n".join(parts)
+
+
+class BrowserExplorer:
+    """What :func:`browser_explorer` returns: one HTML output (``_repr_html_``) that computes in
+    the browser, plus the Python-side :class:`ExplorerValues` of its initial state."""
+
+    def __init__(self, page: str, values: ExplorerValues) -> None:
+        self.html = page
+        self.values = values
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        v = self.values
+        return (
+            f"Parameter explorer (m={v.input_size}, d={v.hidden_size}, L={v.num_layers}, "
+            f"PyTorch count {v.torch_count:,}); shown as HTML with sliders."
+        )
+
+
+def browser_explorer(
+    input_size: int = 32,
+    hidden_size: int = 256,
+    num_layers: int = 2,
+    budget: int | None = None,
+    *,
+    max_layers: int = 4,
+    max_size: int = 1024,
+) -> BrowserExplorer:
+    """The parameter explorer for pages without a kernel: make it a cell's last expression.
+
+    One output (HTML with an inline script, see :func:`explorer_page_html`); the sliders work on
+    the static website as well as in Jupyter and Colab::
+
+        from rnnlab.widgets import browser_explorer
+        browser_explorer(input_size=32, hidden_size=256, num_layers=2)
+    """
+    values = explorer_values(input_size, hidden_size, num_layers, budget, max_layers=max_layers)
+    page = explorer_page_html(
+        input_size, hidden_size, num_layers, budget, max_layers=max_layers, max_size=max_size
+    )
+    return BrowserExplorer(page, values)
