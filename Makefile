@@ -12,11 +12,12 @@ export PYTHONHASHSEED := 0
 # Progress bars are for people; builds and tests run without them.
 export TQDM_DISABLE := 1
 
-.PHONY: help setup vendor book book-build test lint unit notebooks browser chromium student results benchmarks clean
+.PHONY: help setup vendor book book-build student-book test lint unit notebooks browser chromium student results benchmarks clean
 
 help:
 	@echo "make book   - set up .venv and build the course website into _build/html"
 	@echo "make test   - set up .venv and run every test"
+	@echo "make student-book - build the student edition (no solutions) into _build/student-html"
 	@echo "make student, make results, make benchmarks, make clean: see README.md"
 
 $(STAMP): pyproject.toml scripts/install_torch.sh
@@ -43,6 +44,16 @@ book-build: vendor
 	RNNLAB_PROFILE=smoke RNNLAB_RUNS_DIR=$(CURDIR)/_build/runs \
 	  $(BIN)/jupyter-book build . --all -W -n --keep-going
 	@echo "Built: _build/html/index.html"
+
+# The student edition: student/ is generated (student copies of the notebooks, a _config.yml whose
+# Colab buttons open student/chapters/*.ipynb), then built like the instructor book.
+student-book: $(STAMP) vendor
+	$(BIN)/python scripts/student_book.py
+	rm -rf _build/student-book _build/student-html
+	RNNLAB_PROFILE=smoke RNNLAB_ROOT=$(CURDIR) RNNLAB_RUNS_DIR=$(CURDIR)/_build/student-runs \
+	  $(BIN)/jupyter-book build student --all -W -n --keep-going --path-output _build/student-book
+	cp -a _build/student-book/_build/html _build/student-html
+	@echo "Built: _build/student-html/index.html"
 
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests benchmarks scripts
@@ -83,10 +94,11 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory notebooks
 	rm -rf _build
 	$(MAKE) --no-print-directory book-build
+	$(MAKE) --no-print-directory student-book
 	$(MAKE) --no-print-directory browser
 
 student: $(STAMP)
-	$(BIN)/python -m rnnlab.student chapters student
+	$(BIN)/python -m rnnlab.student chapters student/chapters
 
 results: $(STAMP)
 	$(BIN)/python -m rnnlab reproduce --profile $${RNNLAB_PROFILE:-cpu}

@@ -43,6 +43,7 @@ __all__ = [
     "halving_ratio_figure",
     "param_count_vs_width",
     "tuning_figure",
+    "smoke_figure_style",
 ]
 
 #: Colours (Okabe-Ito, colour-blind safe) and line styles for L = 1, 2, 3, 4, ... layers.
@@ -537,4 +538,76 @@ def group_score_figure(
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     _source_note(fig, source)
+    return fig
+
+
+# ----------------------------------------------------------------------------- smoke style
+
+#: The watermark every code-path-check figure carries (see :func:`smoke_figure_style`).
+SMOKE_WATERMARK = "CODE-PATH CHECK \N{EM DASH} NOT EVIDENCE"
+#: The background of a smoke figure: light grey with diagonal hatching.
+SMOKE_FACECOLOR = "#e6e6e6"
+SMOKE_HATCH = "//"
+
+
+def smoke_figure_style(fig: Figure, profile: str | None = None) -> Figure:
+    """Make a figure drawn from ``smoke``-profile results impossible to mistake for evidence.
+
+    With ``profile == "smoke"`` (``None`` reads ``RNNLAB_PROFILE``; unset counts as not smoke)
+    the figure gets a grey, diagonally hatched background behind every axes, a large diagonal
+    watermark :data:`SMOKE_WATERMARK` across the whole figure, and ``[smoke]`` in front of its
+    suptitle or first axes title. Any other profile leaves the figure unchanged. Idempotent;
+    returns ``fig`` so it can wrap a figure function::
+
+        fig = smoke_figure_style(plots.depth_comparison_figure(...), profile)
+
+    The figure records what was done in ``fig._rnnlab_smoke`` (``True`` once styled).
+    """
+    import os
+
+    from matplotlib.patches import Rectangle
+
+    if profile is None:
+        profile = os.environ.get("RNNLAB_PROFILE", "")
+    if str(profile).strip().lower() != "smoke" or getattr(fig, "_rnnlab_smoke", False):
+        return fig
+    fig.patch.set_facecolor(SMOKE_FACECOLOR)
+    for ax in fig.axes:
+        ax.add_patch(
+            Rectangle(
+                (0, 0),
+                1,
+                1,
+                transform=ax.transAxes,
+                facecolor=SMOKE_FACECOLOR,
+                edgecolor="#b0b0b0",
+                hatch=SMOKE_HATCH,
+                linewidth=0,
+                zorder=-10,
+                gid="rnnlab-smoke-background",
+            )
+        )
+        ax.set_facecolor("none")
+    fig.text(
+        0.5,
+        0.5,
+        SMOKE_WATERMARK,
+        transform=fig.transFigure,
+        ha="center",
+        va="center",
+        rotation=20,
+        fontsize=26,
+        fontweight="bold",
+        color="#7a0000",
+        alpha=0.35,
+        zorder=100,
+        gid="rnnlab-smoke-watermark",
+    )
+    suptitle = fig._suptitle  # matplotlib keeps the suptitle Text here (None if unset)
+    if suptitle is not None and suptitle.get_text():
+        suptitle.set_text(f"[smoke] {suptitle.get_text()}")
+    elif fig.axes:
+        ax = fig.axes[0]
+        ax.set_title(f"[smoke] {ax.get_title()}".rstrip())
+    fig._rnnlab_smoke = True
     return fig

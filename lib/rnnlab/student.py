@@ -22,6 +22,12 @@ student copy
   ``{solution-end}`` cell (a gated solution);
 - replaces a marked region in a markdown cell by ``*Write your answer here.*``;
 - has no outputs and no execution counts;
+- tags each stubbed code cell, and the code cell right after it (its self-check), with
+  ``raises-exception``: both raise until the student answers, and the tag tells myst-nb (the
+  student website's build) and nbval that this is expected;
+- never mentions the solution markers in its instructions: a markdown mention of
+  ``### BEGIN SOLUTION`` (e.g. "write it in the cell marked ...") is reworded to point at the
+  ``raise NotImplementedError(...)`` line the student copy has instead;
 - carries ``"rnnlab": {"student": true}`` in its notebook metadata.
 
 A code cell tagged ``solution`` must contain the markers: removing it would break the cells that
@@ -51,6 +57,12 @@ END_SOLUTION = "### END SOLUTION"
 STUB = 'raise NotImplementedError("Exercise: write your solution here")'
 MARKDOWN_STUB = "*Write your answer here.*"
 SOLUTION_TAG = "solution"
+RAISES_TAG = "raises-exception"
+#: How a student copy's markdown refers to the place an answer goes (no marker there).
+STUB_MENTION = "`raise NotImplementedError(...)`"
+_MARKER_MENTION = re.compile(
+    r"(?:the\s+cell\s+marked\s+)?`+\s*" + re.escape(BEGIN_SOLUTION) + r"\s*`+", re.IGNORECASE
+)
 
 _DIRECTIVE = r"^\s*(?:`{3,}|:{3,})\s*\{%s\}"
 _SOLUTION_DIRECTIVE = re.compile(_DIRECTIVE % "solution", re.MULTILINE)
@@ -122,6 +134,23 @@ def _tags(cell: dict) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
+def reword_marker_mentions(source: str) -> str:
+    """Markdown for the student copy: "the cell marked `### BEGIN SOLUTION`" becomes "the cell
+    holding `raise NotImplementedError(...)`" (the marker is not in the student's notebook)."""
+
+    def replace(match: re.Match) -> str:
+        lead = "the cell holding " if match.group(0).lower().startswith("the") else ""
+        return lead + STUB_MENTION
+
+    return _MARKER_MENTION.sub(replace, source)
+
+
+def _add_tag(cell: dict, tag: str) -> None:
+    tags = _tags(cell)
+    if tag not in tags:
+        cell.setdefault("metadata", {})["tags"] = [*tags, tag]
+
+
 def student_notebook(nb: nbformat.NotebookNode, *, name: str) -> nbformat.NotebookNode:
     """The student version of notebook ``nb`` (a new object; ``nb`` is not changed).
 
@@ -130,6 +159,7 @@ def student_notebook(nb: nbformat.NotebookNode, *, name: str) -> nbformat.Notebo
     out = copy.deepcopy(nb)
     cells = []
     gated_from: int | None = None
+    raise_next = False
     for index, cell in enumerate(out.cells):
         where = f"{name} cell {index}"
         source = cell.source
@@ -145,8 +175,8 @@ def student_notebook(nb: nbformat.NotebookNode, *, name: str) -> nbformat.Notebo
         if cell.cell_type == "markdown":
             if SOLUTION_TAG in _tags(cell) or _SOLUTION_DIRECTIVE.search(source):
                 continue
-            cell.source = stub_solutions(
-                source, where=where, placeholder=MARKDOWN_STUB, strict=False
+            cell.source = reword_marker_mentions(
+                stub_solutions(source, where=where, placeholder=MARKDOWN_STUB, strict=False)
             )
         elif cell.cell_type == "code":
             if SOLUTION_TAG in _tags(cell) and not has_solution(source):
@@ -154,7 +184,14 @@ def student_notebook(nb: nbformat.NotebookNode, *, name: str) -> nbformat.Notebo
                     f"{where}: a code cell tagged {SOLUTION_TAG!r} must mark its solution with "
                     f"{BEGIN_SOLUTION!r} / {END_SOLUTION!r} lines"
                 )
+            stubbed = has_solution(source)
             cell.source = stub_solutions(source, where=where)
+            if stubbed:
+                _add_tag(cell, RAISES_TAG)
+                raise_next = True
+            elif raise_next:
+                _add_tag(cell, RAISES_TAG)  # the self-check of the exercise just stubbed
+                raise_next = False
             cell.outputs = []
             cell.execution_count = None
             cell.metadata.pop("execution", None)
