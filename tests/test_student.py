@@ -292,3 +292,61 @@ def test_run_exercises_accepts_good_and_rejects_lenient_self_checks(tmp_path: Pa
     assert run_exercises(_runnable_exercise_notebook("assert double(x) == 4"), tmp_path, "ok") == 2
     with pytest.raises(AssertionError, match="self-check passed a stub"):
         run_exercises(_runnable_exercise_notebook("print('no check')"), tmp_path, "lenient")
+
+
+# --------------------------------------------------------------------------------------------
+# The student edition: stubs are tagged, instructions do not mention markers, the book config.
+
+
+def test_stub_and_its_check_are_tagged_raises_exception() -> None:
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("Write it in the cell marked `### BEGIN SOLUTION`, then run it."),
+            new_code_cell(f"def f():\n    {BEGIN_SOLUTION}\n    return 1\n    {END_SOLUTION}"),
+            new_markdown_cell("Now check:"),
+            new_code_cell("assert f() == 1"),
+            new_code_cell("print('unrelated')"),
+        ]
+    )
+    out = student.student_notebook(nb, name="t.ipynb")
+    tags = [c.metadata.get("tags", []) for c in out.cells]
+    assert "raises-exception" in tags[1] and "raises-exception" in tags[3]
+    assert "raises-exception" not in tags[4]
+    assert "BEGIN SOLUTION" not in out.cells[0].source
+    assert "raise NotImplementedError(...)" in out.cells[0].source
+
+
+def test_student_copies_of_the_chapters_never_mention_markers() -> None:
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        out = student.student_notebook(nbformat.read(path, as_version=4), name=str(path))
+        for cell in out.cells:
+            assert "BEGIN SOLUTION" not in cell.source, (path.name, cell.source[:80])
+
+
+def test_student_book_config_points_colab_at_the_student_copies(tmp_path: Path) -> None:
+    import importlib.util
+    import sys
+
+    import yaml
+
+    spec = importlib.util.spec_from_file_location(
+        "student_book", ROOT / "scripts" / "student_book.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["student_book"] = module
+    spec.loader.exec_module(module)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    s_config = module.student_config(config)
+    assert s_config["repository"]["path_to_book"] == "student"
+    assert s_config["repository"]["url"] == config["repository"]["url"]
+    assert s_config["repository"]["branch"] == config["repository"]["branch"]
+    assert all(p.startswith("../") for p in s_config["sphinx"]["config"]["html_static_path"])
+    files = [ch["file"] for part in module.student_toc(toc)["parts"] for ch in part["chapters"]]
+    assert "chapters/01_counting_parameters" in files
+    assert not set(files) & set(module.INSTRUCTOR_ONLY)
+    module.write(ROOT, tmp_path / "student")
+    assert (tmp_path / "student" / "chapters" / "01_counting_parameters.ipynb").is_file()
+    assert not module.check(ROOT, tmp_path / "student")
+    (tmp_path / "student" / "_toc.yml").write_text("stale")
+    assert module.check(ROOT, tmp_path / "student")

@@ -106,3 +106,81 @@ def test_bad_input_raises_value_error_naming_the_parameter() -> None:
         explorer_values(8, 0, 1)
     with pytest.raises(ValueError, match="max_layers"):
         explorer_values(8, 8, 1, max_layers=0)
+
+
+# --------------------------------------------------------------------------------------------
+# The browser-side explorer (Chapter 1): HTML + JavaScript, no kernel.
+
+import json  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+from rnnlab.widgets import (  # noqa: E402
+    BROWSER_EXPLORER_CLASS,
+    EXPLORER_MATH_JS,
+    browser_explorer,
+    explorer_page_html,
+)
+
+
+def test_browser_explorer_is_one_html_output_with_the_initial_numbers() -> None:
+    explorer = browser_explorer(input_size=32, hidden_size=256, num_layers=2)
+    page = explorer._repr_html_()
+    assert page.count(f"class='{BROWSER_EXPLORER_CLASS}'") == 1
+    assert page.count("<script>") == 1
+    assert f"{params.lstm_param_count(32, 256, 2):,}" in page
+    assert f"{params.textbook_lstm_param_count(32, 256, 2):,}" in page
+    for n, width in enumerate((256, 151, 118, 100), start=1):
+        assert f"data-layers='{n}' data-width='{width}'" in page
+    assert explorer.values.matched_widths == (256, 151, 118, 100)
+    # dark mode: the block inherits the page's text colour and sets no light background
+    assert "color:inherit" in page and "background:#fff" not in page.replace(" ", "")
+    # every control has a label
+    for key in ("m", "d", "L", "tie", "budget"):
+        ident = re.search(rf"id='([^']+)' data-k='{key}'", page).group(1)
+        assert f"<label for='{ident}'>" in page
+
+
+def test_each_explorer_has_its_own_ids() -> None:
+    first, second = explorer_page_html(8, 16, 1), explorer_page_html(8, 16, 1)
+    ids = lambda page: set(re.findall(r"id='([^']+)'", page))  # noqa: E731
+    assert not ids(first) & ids(second)
+
+
+def test_untied_budget_hides_the_large_d_rule() -> None:
+    page = explorer_page_html(8, 16, 2, budget=50_000)
+    assert "data-k='rule-head' hidden" in page
+    assert f"{params.matched_width(50_000, 8, 4).hidden_size}" in page
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_javascript_closed_forms_equal_the_params_functions() -> None:
+    """The explorer's JavaScript, run in Node.js, against rnnlab.params on many configurations."""
+    cases = [
+        (m, d, n, b)
+        for m in (1, 3, 32, 300, 1024)
+        for d in (1, 2, 17, 256, 1024)
+        for n in (1, 2, 3, 4)
+        for b in (1, 25, 4_000, 296_960, 1_000_003, 9_999_999_999)
+    ]
+    script = (
+        EXPLORER_MATH_JS
+        + "const cases = JSON.parse(process.argv[1]);\n"
+        + "console.log(JSON.stringify(cases.map(([m, d, L, B]) => {\n"
+        + "  const mt = matched(B, m, L);\n"
+        + "  return [lstm(m, d, L), textbook(m, d, L), mt && mt.width, mt && mt.count];\n"
+        + "})));\n"
+    )
+    out = subprocess.run(
+        ["node", "-e", script, json.dumps(cases)], capture_output=True, text=True, check=True
+    )
+    results = json.loads(out.stdout)
+    for (m, d, n, b), (torch_count, textbook, width, count) in zip(cases, results, strict=True):
+        assert torch_count == params.lstm_param_count(m, d, n)
+        assert textbook == params.textbook_lstm_param_count(m, d, n)
+        if b < params.min_budget(m, n):
+            assert width is None
+        else:
+            match = params.matched_width(b, m, n)
+            assert (width, count) == (match.hidden_size, match.param_count), (m, n, b)

@@ -13,6 +13,10 @@ A static website has no kernel, so sliders cannot move there. The explorer there
 its initial table and figure as ordinary outputs, which the website shows; in a live notebook
 (Jupyter, Colab) the sliders appear below them and update their own copy.
 
+:func:`browser_explorer` is the same explorer for pages without a kernel (Chapter 1 uses it): one
+HTML output with an inline script that evaluates the closed forms in the browser, so its sliders
+work on the static website too (see :func:`explorer_page_html`).
+
 Everything here is import-safe without a frontend: the widgets can be built and driven in a plain
 Python process (the tests do), and :func:`explorer_values` / :func:`explorer_html` are pure
 functions.
@@ -397,6 +401,26 @@ BROWSER_EXPLORER_CLASS = "rnnlab-live-explorer"
 #   matched_width             nearest integer width of a d^2 + b d = B, a = 4(2L-1), b = 4(m+2L),
 #                             a tie goes to the smaller width; None below the count at width 1.
 # Counts stay far below 2**53, so JavaScript numbers are exact integers here.
+#: The closed forms in JavaScript (pure functions; tests/test_widgets.py runs them in Node.js).
+EXPLORER_MATH_JS = r"""
+function lstm(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + 2 * L * d); }
+function textbook(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + L * d); }
+function matched(B, m, L) {
+  var a = 4 * (2 * L - 1), b = 4 * (m + 2 * L);
+  function count(w) { return (a * w + b) * w; }
+  if (B < count(1)) { return null; }
+  var disc = b * b + 4 * a * B;
+  var lo = Math.max(1, Math.floor((Math.floor(Math.sqrt(disc)) - b) / (2 * a)));
+  while (lo > 1 && count(lo) > B) { lo -= 1; }
+  while (count(lo + 1) <= B) { lo += 1; }
+  var below = count(lo), above = count(lo + 1);
+  var width = (B - below <= above - B) ? lo : lo + 1;
+  var total = count(width);
+  return {width: width, count: total, error: (total - B) / B,
+          root: 2 * B / (b + Math.sqrt(disc))};
+}
+"""
+
 _EXPLORER_JS = r"""
 (function () {
   "use strict";
@@ -410,22 +434,7 @@ _EXPLORER_JS = r"""
     var s = (100 * Math.abs(x)).toFixed(3);
     return (x < 0 && Number(s) !== 0 ? "\u2212" : "+") + s + "%";
   }
-  function lstm(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + 2 * L * d); }
-  function textbook(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + L * d); }
-  function matched(B, m, L) {
-    var a = 4 * (2 * L - 1), b = 4 * (m + 2 * L);
-    function count(w) { return (a * w + b) * w; }
-    if (B < count(1)) { return null; }
-    var disc = b * b + 4 * a * B;
-    var lo = Math.max(1, Math.floor((Math.floor(Math.sqrt(disc)) - b) / (2 * a)));
-    while (lo > 1 && count(lo) > B) { lo -= 1; }
-    while (count(lo + 1) <= B) { lo += 1; }
-    var below = count(lo), above = count(lo + 1);
-    var width = (B - below <= above - B) ? lo : lo + 1;
-    var total = count(width);
-    return {width: width, count: total, error: (total - B) / B,
-            root: 2 * B / (b + Math.sqrt(disc))};
-  }
+__MATH__
   function update() {
     var m = Number(el("m").value), d = Number(el("d").value), L = Number(el("L").value);
     var tied = el("tie").checked;
@@ -607,7 +616,11 @@ def explorer_page_html(
             f"<td class='num'{hidden_attr}>{rule:.1f}</td></tr>"
         )
     parts.append("</tbody></table></div>")
-    script = _EXPLORER_JS.replace("__ID__", uid).replace("__MAX_LAYERS__", str(len(v.matches)))
+    script = (
+        _EXPLORER_JS.replace("__MATH__", EXPLORER_MATH_JS)
+        .replace("__ID__", uid)
+        .replace("__MAX_LAYERS__", str(len(v.matches)))
+    )
     parts.append(f"<script>{script}</script></div>")
     return "\n".join(parts)
 

@@ -4,8 +4,13 @@ Skip policy: outside ``make test`` the suite *skips* (with the reason) when the 
 or no browser is available. ``make browser`` (and so ``make test`` and CI) sets
 ``RNNLAB_REQUIRE_BROWSER=1``, which turns those skips into failures.
 
-Environment: ``RNNLAB_SITE_DIR`` (default ``_build/html``), ``RNNLAB_CHROMIUM`` (default
-``/usr/bin/chromium``), ``RNNLAB_SCREENSHOT_DIR`` (default ``_build/browser``).
+Two sites: the instructor site (``_build/html``, ``make book``) and the student edition
+(``_build/student-html``, ``make student-book``). Every per-page test runs over the pages of both;
+the student site's pages are *skipped* when it was not built (``make test`` builds it).
+
+Environment: ``RNNLAB_SITE_DIR`` (default ``_build/html``), ``RNNLAB_STUDENT_SITE_DIR`` (default
+``_build/student-html``), ``RNNLAB_CHROMIUM`` (default ``/usr/bin/chromium``),
+``RNNLAB_SCREENSHOT_DIR`` (default ``_build/browser``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ from sitecheck import redirect_target, site_pages  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE_DIR = Path(os.environ.get("RNNLAB_SITE_DIR", ROOT / "_build" / "html"))
+STUDENT_SITE_DIR = Path(os.environ.get("RNNLAB_STUDENT_SITE_DIR", ROOT / "_build" / "student-html"))
+#: site name -> (built site, book source folder holding its _config.yml and notebooks)
+SITES = {"instructor": (SITE_DIR, ROOT), "student": (STUDENT_SITE_DIR, ROOT / "student")}
 SCREENSHOT_DIR = Path(os.environ.get("RNNLAB_SCREENSHOT_DIR", ROOT / "_build" / "browser"))
 CHROMIUM = os.environ.get("RNNLAB_CHROMIUM", "/usr/bin/chromium")
 ALLOWLIST_FILE = Path(__file__).with_name("allowlist.yml")
@@ -41,11 +49,28 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+def site_is_built(site: str) -> bool:
+    return (SITES[site][0] / "intro.html").is_file()
+
+
+def _site_params() -> tuple[list[tuple[str, str | None]], list[str]]:
+    params, ids = [], []
+    for site, (folder, _source) in SITES.items():
+        pages = site_pages(folder) if folder.is_dir() else []
+        if pages:
+            params += [(site, page) for page in pages]
+            ids += [f"{site}:{page}" for page in pages]
+        else:
+            params.append((site, None))
+            ids.append(f"{site}:site-not-built")
+    return params, ids
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``page_path`` with every HTML page of the built site."""
+    """Parametrize ``page_path`` with ``(site, page)`` for every HTML page of both sites."""
     if "page_path" in metafunc.fixturenames:
-        pages = site_pages(SITE_DIR) if SITE_DIR.is_dir() else []
-        metafunc.parametrize("page_path", pages or [None], ids=pages or ["site-not-built"])
+        params, ids = _site_params()
+        metafunc.parametrize("page_path", params, ids=ids)
 
 
 @pytest.fixture(scope="session")
@@ -59,11 +84,18 @@ def site_dir() -> Path:
 def allowlist() -> dict:
     """``allowlist.yml``: console messages and axe violations accepted, each with a reason."""
     data = yaml.safe_load(ALLOWLIST_FILE.read_text()) or {}
-    for section in ("console", "axe"):
+    sections = ("console", "axe", "layout")
+    for section in sections:
         for entry in data.get(section) or []:
             if not str(entry.get("reason", "")).strip():
                 raise ValueError(f"{ALLOWLIST_FILE.name}: entry {entry} needs a reason")
-    return {"console": data.get("console") or [], "axe": data.get("axe") or []}
+    return {section: data.get(section) or [] for section in sections}
+
+
+@pytest.fixture(scope="session")
+def layout_findings() -> list[tuple[str, list[str]]]:
+    """``(page, problems)`` from every layout check of this run (the allow-list test reads it)."""
+    return []
 
 
 @pytest.fixture(scope="session")
@@ -71,10 +103,38 @@ def book_config() -> dict:
     return yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
+def site_config(site: str) -> dict:
+    """The ``_config.yml`` a site was built from (the student one is generated)."""
+    return yaml.safe_load((SITES[site][1] / "_config.yml").read_text())
+
+
+class Servers:
+    """One local HTTP server per site, started on first use."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, SiteServer] = {}
+
+    def url(self, site: str) -> str:
+        if site not in self.running:
+            self.running[site] = SiteServer(SITES[site][0]).__enter__()
+        return self.running[site].base_url
+
+    def close(self) -> None:
+        for server in self.running.values():
+            server.__exit__(None, None, None)
+
+
 @pytest.fixture(scope="session")
-def server(site_dir: Path):
-    with SiteServer(site_dir) as running:
-        yield running
+def servers():
+    running = Servers()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def server(site_dir: Path, servers):
+    servers.url("instructor")
+    return servers.running["instructor"]
 
 
 @pytest.fixture(scope="session")
@@ -101,29 +161,58 @@ def browser_context(browser):
 
 
 class ReportCache:
-    """Loads each page once: all per-page tests share its report."""
+    """Loads each page once: all per-page tests share its report. Keys: ``(site, page)``."""
 
-    def __init__(self, context, base_url: str, site: Path) -> None:
-        self.context, self.base_url, self.site = context, base_url, site
-        self.reports: dict[str, object] = {}
+    def __init__(self, context, servers: Servers) -> None:
+        self.context, self.servers = context, servers
+        self.reports: dict[tuple[str, str], object] = {}
 
-    def get(self, path: str):
-        if path not in self.reports:
-            static = (self.site / path).read_text(encoding="utf-8", errors="replace")
-            shot = SCREENSHOT_DIR / Path(path).with_suffix(".png")
-            self.reports[path] = probe_page(
-                self.context, self.base_url, path, shot, redirect_to=redirect_target(static)
+    def get(self, path: str, site: str = "instructor"):
+        key = (site, path)
+        if key not in self.reports:
+            folder = SITES[site][0]
+            static = (folder / path).read_text(encoding="utf-8", errors="replace")
+            shot_dir = SCREENSHOT_DIR if site == "instructor" else SCREENSHOT_DIR / site
+            shot = shot_dir / Path(path).with_suffix(".png")
+            report = probe_page(
+                self.context,
+                self.servers.url(site),
+                path,
+                shot,
+                redirect_to=redirect_target(static),
             )
-        return self.reports[path]
+            report.site = site
+            self.reports[key] = report
+        return self.reports[key]
+
+    def site_reports(self, site: str) -> dict[str, object]:
+        return {path: r for (s, path), r in self.reports.items() if s == site}
 
 
 @pytest.fixture(scope="session")
-def report_cache(browser_context, server, site_dir) -> ReportCache:
-    return ReportCache(browser_context, server.base_url, site_dir)
+def report_cache(browser_context, servers) -> ReportCache:
+    return ReportCache(browser_context, servers)
+
+
+def require_site(site: str, page: str | None) -> None:
+    """Skip a student page when that site was not built; fail/skip a missing instructor site."""
+    if site == "student" and (page is None or not site_is_built(site)):
+        pytest.skip(f"the student site is not built in {STUDENT_SITE_DIR}: run make student-book")
+    if page is None:
+        unavailable(f"the website is not built in {SITE_DIR}: run `make book` first")
 
 
 @pytest.fixture
-def page_report(page_path, report_cache, site_dir):
-    if page_path is None:
-        unavailable(f"the website is not built in {SITE_DIR}: run `make book` first")
-    return report_cache.get(page_path)
+def page_report(page_path, report_cache):
+    site, page = page_path
+    require_site(site, page)
+    return report_cache.get(page, site)
+
+
+@pytest.fixture(params=list(SITES))
+def any_site_dir(request) -> Path:
+    """Each built site in turn (the student site is skipped when it was not built)."""
+    site = request.param
+    if not site_is_built(site):
+        require_site(site, None)
+    return SITES[site][0]

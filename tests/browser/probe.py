@@ -37,6 +37,7 @@ class PageReport:
     """What loading one page produced. ``path`` is relative to the site root."""
 
     path: str
+    site: str = "instructor"
     status: int | None = None
     final_url: str = ""
     redirect_to: str | None = None

@@ -405,3 +405,13 @@ def unexpected_axe_violations(
         used,
         lambda e, v: e["rule"] == v["rule"] and e.get("html", "") in v["html"],
     )
+
+
+def unexpected_layout_problems(
+    problems: list[str], page: str, allowlist: dict, used: set
+) -> list[str]:
+    """Layout ``problems`` (see ``layout.py``) not matched by an entry (a regex ``pattern``, a
+    ``pages`` glob) of the allow-list's ``layout`` section."""
+    return _unmatched(
+        problems, "layout", page, allowlist, used, lambda e, p: re.search(e["pattern"], p)
+    )

@@ -10,18 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from probe import ROOT
+from conftest import SITES, site_config, site_is_built
 from sitecheck import (
     colab_links,
     expected_colab_url,
     figures_without_caption,
     images_without_alt,
-    is_output_image,
     math_problems,
     parse_html,
     site_pages,
     unexpected_axe_violations,
     unexpected_console_errors,
+    unexpected_layout_problems,
 )
 
 pytestmark = pytest.mark.browser
@@ -101,14 +101,16 @@ def test_widgets_render_offline(page_report) -> None:
     assert not empty, f"{page_report.path}: blank widget areas:" + _listing(empty)
 
 
-def test_colab_launch_link(page_report, book_config) -> None:
-    """Notebook pages link to Colab at the notebook's path in the repository; others do not."""
+def test_colab_launch_link(page_report) -> None:
+    """Notebook pages link to Colab at the notebook's path in the repository; others do not.
+
+    The student site's buttons open the student copies: ``student/chapters/<name>.ipynb``."""
     _content_page(page_report)
     stem = page_report.path.removesuffix(".html")
     links = colab_links(page_report.dom)
-    notebook = ROOT / f"{stem}.ipynb"
+    notebook = SITES[page_report.site][1] / f"{stem}.ipynb"
     if notebook.is_file():
-        repo = book_config["repository"]
+        repo = site_config(page_report.site)["repository"]
         book_path = str(repo.get("path_to_book") or "").strip("/")
         rel = f"{book_path}/{stem}.ipynb" if book_path else f"{stem}.ipynb"
         expected = expected_colab_url(repo["url"], repo.get("branch", "main"), rel)
@@ -116,6 +118,8 @@ def test_colab_launch_link(page_report, book_config) -> None:
             f"{page_report.path}: no Colab launch link to {expected}; links found: {links}"
         )
         assert set(links) == {expected}, f"{page_report.path}: stray Colab links {links}"
+        if page_report.site == "student":
+            assert f"/student/{stem}.ipynb" in expected, expected
     else:
         assert not links, f"{page_report.path} is not a notebook but links to Colab: {links}"
 
@@ -131,35 +135,37 @@ def test_accessibility_axe(page_report, allowlist) -> None:
     )
 
 
-def test_chapter1_explorer_shows_initial_state(site_dir: Path, report_cache) -> None:
-    """Chapter 1's explorer shows something on the static site: rendered widgets or a figure."""
+def test_chapter1_explorer_is_one_output(site_dir: Path, report_cache) -> None:
+    """Chapter 1's explorer is one HTML block that computes in the browser (no widget state, no
+    separate static table and figure); its behaviour is tested in ``test_site_explorer.py``."""
     pages = sorted(site_dir.glob("chapters/01_*.html"))
     if not pages:
         pytest.skip("Chapter 1 (chapters/01_*.html) is not in the built site yet")
     report = report_cache.get(pages[0].relative_to(site_dir).as_posix())
-    visible_widgets = [a for a in report.widget_areas if a["visible"] and a["elements"] >= 2]
-    figures = [
-        img
-        for img in parse_html(report.dom).find_all("img")
-        if is_output_image(img) and img.attrs.get("src", "") not in report.broken_images
-    ]
-    assert visible_widgets or figures, (
-        f"{report.path}: the explorer shows neither a rendered widget nor a static output figure "
-        f"(widget areas: {report.widget_areas})"
-    )
+    root = parse_html(report.dom)
+    explorers = [el for el in root.iter() if "rnnlab-live-explorer" in el.classes]
+    assert len(explorers) == 1, f"{report.path}: {len(explorers)} explorers, expected one"
+    assert report.widget_views == 0, f"{report.path}: ipywidgets views left next to the explorer"
 
 
-def test_allowlist_entries_are_still_needed(allowlist, report_cache, site_dir) -> None:
+def test_allowlist_entries_are_still_needed(
+    allowlist, report_cache, site_dir, layout_findings
+) -> None:
     """Runs last: when every page has been loaded, every allow-list entry must match something."""
-    if set(report_cache.reports) != set(site_pages(site_dir)):
-        pytest.skip("not every page was loaded in this run")
+    for site in SITES:
+        if site_is_built(site) and set(report_cache.site_reports(site)) != set(
+            site_pages(SITES[site][0])
+        ):
+            pytest.skip(f"not every page of the {site} site was loaded in this run")
     used: set = set()
-    for path, report in report_cache.reports.items():
+    for (_site, path), report in report_cache.reports.items():
         unexpected_console_errors(report.console_errors, path, allowlist, used)
         unexpected_axe_violations(report.axe_violations, path, allowlist, used)
+    for path, problems in layout_findings:
+        unexpected_layout_problems(problems, path, allowlist, used)
     unused = [
         f"{section}: {allowlist[section][index]}"
-        for section in ("console", "axe")
+        for section in ("console", "axe", "layout")
         for index in range(len(allowlist[section]))
         if (section, index) not in used
     ]

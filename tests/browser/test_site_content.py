@@ -1,0 +1,93 @@
+"""What the published text says (no browser needed): no "TODO" on any page of either site, the
+student site holds no solution code anywhere (pages, sources, downloads), the instructor site
+keeps it, and no student page mentions a solution marker the student notebooks do not have."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT
+from sitecheck import NON_PROSE_TAGS, parse_html, site_pages
+
+from rnnlab.student import BEGIN_SOLUTION, END_SOLUTION, has_solution
+
+TEXT_SUFFIXES = {".html", ".ipynb", ".md", ".txt", ".py", ".js", ".json"}
+
+
+def _visible_text(html: str) -> str:
+    return parse_html(html).text(skip=NON_PROSE_TAGS - {"pre", "code", "kbd", "samp"})
+
+
+def test_no_page_says_todo(any_site_dir: Path) -> None:
+    found = [
+        page
+        for page in site_pages(any_site_dir)
+        if "TODO" in _visible_text((any_site_dir / page).read_text(encoding="utf-8"))
+    ]
+    assert not found, f"pages of {any_site_dir} that say TODO: {found}"
+
+
+def solution_lines() -> dict[str, list[str]]:
+    """``{notebook: [distinctive solution lines]}`` from the instructor notebooks."""
+    out = {}
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        lines = []
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code" or not has_solution(cell.source):
+                continue
+            inside = False
+            for line in cell.source.splitlines():
+                stripped = line.strip()
+                if stripped in (BEGIN_SOLUTION, END_SOLUTION):
+                    inside = stripped == BEGIN_SOLUTION
+                elif inside and len(stripped) >= 12 and not stripped.startswith("#"):
+                    lines.append(stripped)
+        if lines:
+            out[path.name] = lines
+    return out
+
+
+def _site_files(site: Path) -> list[Path]:
+    return [p for p in site.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES]
+
+
+def test_student_site_has_no_solution_code(student_site_dir: Path) -> None:
+    solutions = solution_lines()
+    assert solutions, "no exercise solutions found in chapters/*.ipynb"
+    leaks = []
+    for file in _site_files(student_site_dir):
+        if file.parts[-2:-1] == ("_static",) or "/_static/" in file.as_posix():
+            continue  # theme and vendored JavaScript
+        text = file.read_text(encoding="utf-8", errors="replace")
+        for marker in ("BEGIN SOLUTION", "END SOLUTION"):
+            if marker in text:
+                leaks.append(f"{file.relative_to(student_site_dir)}: mentions {marker!r}")
+        for notebook, lines in solutions.items():
+            for line in lines:
+                if line in text:
+                    leaks.append(f"{file.relative_to(student_site_dir)}: {notebook}: {line!r}")
+    assert not leaks, "solution code on the student site:\n  " + "\n  ".join(leaks[:20])
+
+
+def test_instructor_site_keeps_the_solutions(site_dir: Path) -> None:
+    page = (site_dir / "chapters" / "01_counting_parameters.html").read_text(encoding="utf-8")
+    lines = solution_lines()["01_counting_parameters.ipynb"]
+    shown = [line for line in lines if line.replace('"', "&quot;") in page or line in page]
+    assert len(shown) >= len(lines) // 2, "Chapter 1's solutions are missing on the instructor site"
+
+
+def test_student_exercise_cells_hold_stubs(student_site_dir: Path) -> None:
+    html = (student_site_dir / "chapters" / "01_counting_parameters.html").read_text()
+    assert "NotImplementedError" in html
+    assert "exercise" in html.lower()
+
+
+@pytest.fixture
+def student_site_dir() -> Path:
+    from conftest import STUDENT_SITE_DIR, site_is_built
+
+    if not site_is_built("student"):
+        pytest.skip("the student site is not built: run make student-book")
+    return STUDENT_SITE_DIR
