@@ -67,6 +67,8 @@ def cell_name(cell: Sequence[tuple[str, object]]) -> str:
             parts.append(fmt.format(d[key]))
     if d.get("split") == "deeper test":
         parts.append("tested deeper")
+    if "stack" in d:  # Lab D: the stack variant
+        parts.append(f"{d['stack']} stack")
     return ", ".join(parts)
 
 
