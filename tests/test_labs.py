@@ -210,8 +210,8 @@ def test_lab_d_verdicts_from_records():
     v = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}
     assert v["d2"].verdict == "contradicted"
     cells = design_cells(lab.claims[1], recs)
-    assert {c.name for c in cells} == {"memorize, budget 1,000, L=2 vs L=1",
-                                       "memorize, budget 1,000, L=4 vs L=1"}  # fmt: skip
+    expected = {f"memorize, budget 1,000, plain stack, L={L} vs L=1" for L in (2, 4)}
+    assert {c.name for c in cells} == expected
 
 
 def test_equivalence_verdict_rule():
