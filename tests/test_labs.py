@@ -214,6 +214,32 @@ def test_lab_d_verdicts_from_records():
     assert {c.name for c in cells} == expected
 
 
+def test_equivalence_claim_has_a_floor():
+    lab = get_lab("lab-d")
+    recs = []
+    for s in range(5):
+        for L in (1, 2):  # both depths near chance: equal, but nothing stored
+            acc = 0.5 + 0.001 * s + 0.0001 * L
+            recs.append(_lab_d_fake("memorize", "plain", L, s, acc, n_test=10_000))
+    d2 = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}["d2"]
+    assert d2.cells[0].comparison.deep.mean < lab.claims[1].floor
+    assert d2.verdict == "inconclusive" and d2.cells[0].comparison.verdict == "inconclusive"
+
+
+def test_gap_closure_orients_lower_is_better_metrics():
+    lab = get_lab("lab-d")
+    recs = []
+    for s in range(4):
+        for L in (1, 2):  # bits per character: plain deep stacks are 0.3 worse, fixed ones 0.1
+            plain = 2.0 + 0.3 * (L - 1) + 0.01 * s
+            fixed = 2.0 + 0.1 * (L - 1) + 0.012 * s * (L - 1)
+            recs.append(_lab_d_fake("charlm-english", "plain", L, s, plain, hib=False))
+            recs.append(_lab_d_fake("charlm-english", "residual-ln", L, s, fixed, hib=False))
+    (cell,) = design_cells(lab.claims[0], recs)
+    assert cell.comparison.effect == pytest.approx(0.2 - 0.012 * 1.5, abs=1e-9)
+    assert cell.comparison.verdict == "supported"
+
+
 def test_equivalence_verdict_rule():
     assert equivalence_verdict([]) == "inconclusive"
     assert equivalence_verdict(["equivalent", "inconclusive"]) == "supported"

@@ -220,7 +220,7 @@ def claim_verdicts(
         if isinstance(claim, DesignClaim) and claim.test == "equivalence":
             chosen = tuple(
                 replace(c, comparison=replace(c.comparison, verdict=equivalence_cell_verdict(
-                    c.comparison, plan)))
+                    c.comparison, plan, floor=claim.floor)))
                 for c in chosen
             )  # fmt: skip
             verdict = equivalence_verdict([c.comparison.verdict for c in chosen])
@@ -465,14 +465,20 @@ def bits_per_parameter_of(record: dict) -> float:
 
 
 def equivalence_cell_verdict(
-    comp: stats.PairedComparison, plan: stats.AnalysisPlan = stats.PLAN_V2
+    comp: stats.PairedComparison,
+    plan: stats.AnalysisPlan = stats.PLAN_V2,
+    *,
+    floor: float | None = None,
 ) -> str:
     r"""A cell of an equivalence claim (two one-sided tests against the declared margin, Holm
     adjusted across the claim's cells): *equivalent* when the adjusted ``p_equiv < alpha / 2``
     (the interval lies inside :math:`\pm` margin), *contradicted* when the interval lies wholly
     outside it (a difference larger than the margin, either way), *inconclusive* otherwise. A
     statistically significant difference smaller than the margin is still *equivalent*: the
-    claim is about the size of the difference, not its sign."""
+    claim is about the size of the difference, not its sign. With a ``floor``, a cell whose two
+    means both lie below it is *inconclusive* whatever the interval (a floor effect)."""
+    if floor is not None and max(comp.wide.mean, comp.deep.mean) < floor:
+        return "inconclusive"
     pe = comp.p_equiv_adjusted
     if pe == pe and pe < plan.alpha / 2:
         return "equivalent"

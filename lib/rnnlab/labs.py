@@ -174,7 +174,9 @@ class DesignClaim(Claim):
       stacks; the margin is the task metric's (:data:`rnnlab.stats.PLAN_V2`);
     * ``"equivalence"``: ``metric`` (``"bits_per_parameter"``, from the memorize probe) of every
       depth > 1 against one layer, paired by seed, with the declared ``margin`` in the metric's
-      units; the claim says *equivalent*.
+      units; the claim says *equivalent*. A cell where both depths stay below ``floor`` is
+      *inconclusive*: models that stored that little were not filled, and equal small numbers
+      would say nothing about capacity.
 
     ``label`` is the experiment label that names the stack (``"stack"``).
     """
@@ -185,6 +187,7 @@ class DesignClaim(Claim):
     fix: str = "residual-ln"
     metric: str | None = None
     margin: float | None = None
+    floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -588,6 +591,11 @@ CAPACITY_MARGIN = 0.1
 """Claim (d2)'s smallest effect of interest: 0.1 bits per parameter (2% of the ~5 bits/parameter
 Collins et al. 2017 report at capacity), declared before any run."""
 
+CAPACITY_FLOOR = 1.0
+"""Claim (d2)'s floor: a cell where both depths store under 1 bit per parameter (a fifth of the
+~5 at capacity) is inconclusive, since equally under-filled models say nothing about capacity.
+Declared before any run."""
+
 MEMORIZE = (("seq_len", 12), ("num_tokens", 8), ("num_classes", 2))
 """The capacity probe: random binary labels of random 12-token sequences over 8 tokens."""
 
@@ -733,6 +741,7 @@ LAB_D = Lab(
             test="equivalence",
             metric="bits_per_parameter",
             margin=CAPACITY_MARGIN,
+            floor=CAPACITY_FLOOR,
         ),
     ),
     experiments=_lab_d,
