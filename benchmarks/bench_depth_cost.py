@@ -3,6 +3,7 @@
     python benchmarks/bench_depth_cost.py                 # --quick (default): well under 2 min
     python benchmarks/bench_depth_cost.py --full          # longer sequences, more repeats
     python benchmarks/bench_depth_cost.py --device cuda   # also on a GPU (if there is one)
+    python benchmarks/bench_depth_cost.py --json data/bench/depth_cost-cpu.json  # keep the numbers
 
 For a character LM (vocabulary 96, embedding 32) budget-matched at each budget (whole model
 within 2%) and L = 1, 2, 4, 8 it prints:
@@ -18,13 +19,21 @@ within 2%) and L = 1, 2, 4, 8 it prints:
   ``L`` steps per token.
 
 Prints figures; asserts nothing. Timings on a shared machine are noisy: the median is printed.
+With ``--json PATH`` it also writes every row with its provenance (machine, CPU count, load
+average before and after, threads, torch version, commit, date, sizes), which the design chapter
+reads: no timing is typed into prose.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
+import os
+import platform
 import statistics
 import time
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -79,7 +88,7 @@ def time_generation(model, device, tokens: int) -> float:
     return (time.perf_counter() - t0) / tokens
 
 
-def run(device: torch.device, budgets, depths, batch, seq_len, steps, gen_tokens) -> None:
+def run(device: torch.device, budgets, depths, batch, seq_len, steps, gen_tokens) -> list[dict]:
     print(f"\n== {device} ({torch.get_num_threads()} thread(s)), char-LM V={VOCAB} e={EMB}, "
           f"batch {batch} x T={seq_len}, {steps} timed steps, "
           f"{gen_tokens} generated tokens ==")  # fmt: skip
@@ -87,6 +96,7 @@ def run(device: torch.device, budgets, depths, batch, seq_len, steps, gen_tokens
             f"{'6P':>9s} {'train us/tok':>12s} {'GFLOP/s':>7s} {'gen us/tok':>10s} "
             f"{'path LT':>7s} {'L+T-1':>5s}")  # fmt: skip
     print(head)
+    rows = []
     for budget in budgets:
         for layers in depths:
             config, _ = matched_config(
@@ -104,6 +114,39 @@ def run(device: torch.device, budgets, depths, batch, seq_len, steps, gen_tokens
                   f"{2 * p:9,d} {6 * p:9,d} {train_s * 1e6:12.1f} {gflops:7.2f} "
                   f"{gen_s * 1e6:10.1f} {cost.critical_path(layers, seq_len):7d} "
                   f"{cost.critical_path(layers, seq_len, schedule='wavefront'):5d}")  # fmt: skip
+            rows.append({
+                "device": str(device), "budget": budget, "num_layers": layers,
+                "hidden_size": config.hidden_size, "params": p, "forward_flops": fwd,
+                "train_flops": cost.train_flops_per_token(fwd),
+                "train_s_per_token": train_s, "gen_s_per_token": gen_s,
+                "critical_path_layerwise": cost.critical_path(layers, seq_len),
+                "critical_path_wavefront": cost.critical_path(
+                    layers, seq_len, schedule="wavefront"),
+            })  # fmt: skip
+    return rows
+
+
+def provenance(threads: int, sizes: dict, load_before) -> dict:
+    """Where and how the numbers were measured."""
+    from rnnlab.sweep import git_commit
+
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": platform.node(),
+        "platform": platform.platform(terse=True),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "threads": threads,
+        "load_average_before": list(load_before) if load_before else None,
+        "load_average_after": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "git_commit": git_commit(),
+        "sizes": sizes,
+        "vocab": VOCAB,
+        "embedding_dim": EMB,
+        "cuda_device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+    }
 
 
 def main() -> None:
@@ -112,7 +155,11 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="the default: short runs")
     p.add_argument("--device", default=None, help="cpu (default), cuda, or 'all'")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json", type=Path, default=None, help="also write the rows, with provenance")
+    p.add_argument("--budgets", default="100000,400000", help="comma-separated budgets")
+    p.add_argument("--depths", default="1,2,4,8", help="comma-separated depths")
     args = p.parse_args()
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     torch.set_num_threads(args.threads)
     if args.full:
         sizes = dict(batch=32, seq_len=128, steps=10, gen_tokens=400)
@@ -124,10 +171,18 @@ def main() -> None:
             devices.append(torch.device("cuda"))
         else:
             print("CUDA was asked for but is not available; CPU only.")
+    budgets = tuple(int(b) for b in args.budgets.split(","))
+    depths = tuple(int(d) for d in args.depths.split(","))
     t0 = time.perf_counter()
+    rows = []
     for device in devices:
-        run(device, (100_000, 400_000), (1, 2, 4, 8), **sizes)
+        rows += run(device, budgets, depths, **sizes)
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        doc = {"provenance": provenance(args.threads, sizes, load_before), "rows": rows}
+        args.json.write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -291,3 +291,62 @@ def test_lab_checks_pass_right_fail_wrong_and_stub(check, right, wrong, capsys):
         check(wrong)
     with pytest.raises(AssertionError, match="not implemented"):
         check(_stub)
+
+
+# --------------------------------------------------------------------------------------------
+# The design chapter: check_lstmp_count and check_flops_prediction
+
+
+def lstmp_right(input_size: int, hidden_size: int, proj_size: int, num_layers: int) -> int:
+    m, h, p, n = input_size, hidden_size, proj_size, num_layers
+    return 4 * h * m + (9 * n - 4) * h * p + 8 * n * h
+
+
+def lstmp_forgets_weight_hr(input_size, hidden_size, proj_size, num_layers):
+    return lstmp_right(input_size, hidden_size, proj_size, num_layers) - num_layers * (
+        proj_size * hidden_size
+    )
+
+
+def lstmp_reads_h_above(input_size, hidden_size, proj_size, num_layers):
+    """A plausible slip: layers above the first read h (not p) inputs."""
+    extra = (num_layers - 1) * 4 * hidden_size * (hidden_size - proj_size)
+    return lstmp_right(input_size, hidden_size, proj_size, num_layers) + extra
+
+
+def test_lstmp_check_passes_a_right_answer_and_the_library(capsys) -> None:
+    assert exercises.check_lstmp_count(lstmp_right).passed
+    assert "8/8 cases exact" in capsys.readouterr().out
+    lib = lambda input_size, hidden_size, proj_size, num_layers: params.lstm_param_count(  # noqa: E731
+        input_size, hidden_size, num_layers, proj_size=proj_size
+    )
+    assert exercises.check_lstmp_count(lib).passed
+
+
+@pytest.mark.parametrize("wrong", [lstmp_forgets_weight_hr, lstmp_reads_h_above])
+def test_lstmp_check_fails_plausible_wrong_answers(wrong, capsys) -> None:
+    with pytest.raises(AssertionError, match="check_lstmp_count"):
+        exercises.check_lstmp_count(wrong)
+    assert "first failing case" in capsys.readouterr().out
+
+
+def test_lstmp_check_fails_a_stub() -> None:
+    def stub(input_size, hidden_size, proj_size, num_layers):
+        raise NotImplementedError
+
+    with pytest.raises(AssertionError, match="not implemented|unfinished|NotImplemented"):
+        exercises.check_lstmp_count(stub)
+
+
+def test_flops_prediction_reports_the_share_and_accepts_any_number(capsys) -> None:
+    rep = exercises.check_flops_prediction(1.0)
+    out = capsys.readouterr().out
+    assert "share" in out and 0.8 < rep.actual < 1.2 and rep.close
+    far = exercises.check_flops_prediction(4.0)
+    assert not far.close and far.error == pytest.approx(4.0 - far.actual)
+
+
+@pytest.mark.parametrize("bad", [None, "four", -1, 0, 11, True])
+def test_flops_prediction_rejects_non_predictions(bad) -> None:
+    with pytest.raises(AssertionError, match="check_flops_prediction"):
+        exercises.check_flops_prediction(bad)

@@ -1,10 +1,20 @@
 """Labs as data: every profile's design is fair and matched, and the analysis is right."""
 
+import math
+
 import pytest
 
-from rnnlab.analysis import claim_verdicts, compare_cells, curve_gap, summary_rows
-from rnnlab.labs import LABS, PROFILES, fit_budget, get_lab, task_example
+from rnnlab.analysis import (
+    claim_verdicts,
+    compare_cells,
+    curve_gap,
+    design_cells,
+    equivalence_verdict,
+    summary_rows,
+)
+from rnnlab.labs import LABS, PROFILES, STACKS, fit_budget, get_lab, task_example
 from rnnlab.models import matched_config_for_task
+from rnnlab.sweep import _LATER_MODEL_DEFAULTS, Experiment
 
 
 @pytest.mark.parametrize("lab", list(LABS))
@@ -29,6 +39,7 @@ def test_designs_are_budget_matched_and_fair(lab, profile):
                 budget=e.budget,
                 num_layers=e.num_layers,
                 embedding_dim=e.embedding_dim,
+                **e.model_options,
             )
             assert abs(match.relative_error) <= 0.02
 
@@ -104,3 +115,133 @@ def test_lower_is_better_and_curve_gap():
     gap = curve_gap(recs, cell.cell, wide=1, deep=2)
     assert [g["step"] for g in gap] == [10, 20]
     assert gap[0]["gap"] < 0 < gap[1]["gap"]  # width leads early, depth later: a crossover
+
+
+# ----------------------------------------------------------------------------- Lab D
+
+
+@pytest.mark.parametrize("lab", ["lab-a", "lab-b", "lab-c"])
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_model_options_leave_earlier_keys_unchanged(lab, profile):
+    """Labs A-C set no design option, so their experiments' dicts (and keys) are as before."""
+    for e in get_lab(lab).sweep(profile).experiments:
+        d = e.to_dict()
+        assert not set(_LATER_MODEL_DEFAULTS) & set(d), e
+        assert d["dropout"] == 0.0
+
+
+def test_a_design_option_changes_the_key_and_is_recorded():
+    base = Experiment(
+        task="majority", budget=3000, num_layers=2, n_train=10, n_val=5, n_test=5, lr_grid=(1e-3,)
+    )
+    fixed = Experiment(**{**base.__dict__, "residual": True, "layer_norm": True})
+    assert fixed.key != base.key and fixed.cell_key != base.cell_key
+    assert fixed.to_dict()["residual"] is True and "proj_size" not in fixed.to_dict()
+    assert fixed.model_options["layer_norm"] is True
+    with pytest.raises(ValueError, match="cell"):
+        Experiment(**{**base.__dict__, "cell": "rnn"})
+    with pytest.raises(ValueError, match="proj_size and proj_ratio"):
+        Experiment(**{**base.__dict__, "proj_size": 2, "proj_ratio": 0.5})
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_lab_d_design(profile):
+    spec = get_lab("lab-d").sweep(profile)
+    exps = spec.experiments
+    by_task = {}
+    for e in exps:
+        by_task.setdefault(e.task, set()).add((e.label("stack"), e.num_layers, e.budget))
+    assert set(by_task) == {"charlm-english", "listops", "memorize"}
+    for task in ("charlm-english", "listops"):
+        stacks = {s for s, _, _ in by_task[task]}
+        assert {"plain", "residual-ln"} <= stacks
+        assert len({b for _, _, b in by_task[task]}) == 1  # every stack at one fitted budget
+        depths = {L for _, L, _ in by_task[task]}
+        assert {1, 2} <= depths and (profile == "smoke" or {1, 2, 4} <= depths)
+    assert {L for _, L, _ in by_task["memorize"]} == ({1, 2} if profile == "smoke" else {1, 2, 4})
+    for e in exps:
+        assert dict(e.model_options) | dict(STACKS[e.label("stack")]) == dict(e.model_options)
+        if e.task == "memorize":
+            assert e.n_test == e.n_train  # bits are counted on the whole training set
+    if profile == "gpu":
+        assert {8} <= {e.num_layers for e in exps} and {"projected"} <= {
+            e.label("stack") for e in exps
+        }
+
+
+def _lab_d_fake(task, stack, layers, seed, test, *, hib=True, n_test=100, params=1000):
+    labels = {"task": task, "budget_target": 1000}
+    if stack:
+        labels["stack"] = stack
+    rec = fake("lab-d", labels, layers, seed, test, hib=hib)
+    rec["task"] = task
+    rec["param_count"] = params
+    rec["experiment"]["n_test"] = n_test
+    rec["task_info"] = {"num_classes": 2}
+    return rec
+
+
+def test_lab_d_verdicts_from_records():
+    lab = get_lab("lab-d")
+    recs = []
+    for s in range(5):
+        noise = 0.001 * s
+        for L in (1, 2, 4):
+            # plain stacks lose 0.05 per doubling; residual+LN ones lose nothing
+            plain = 0.8 - 0.05 * math.log2(L) + noise
+            fixed = 0.8 + noise + 0.0005 * s * (L > 1)
+            recs.append(_lab_d_fake("listops", "plain", L, s, plain))
+            recs.append(_lab_d_fake("listops", "residual-ln", L, s, fixed))
+            # memorize: 10,000 examples, 1,000 parameters; about the same accuracy at every depth
+            acc = 0.9 + 0.002 * s + 0.0003 * L
+            recs.append(_lab_d_fake("memorize", "plain", L, s, acc, n_test=10_000))
+    v = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}
+    assert v["d1"].verdict == "supported"
+    assert sorted(c.deep for c in v["d1"].cells) == [2, 4]
+    four = next(c for c in v["d1"].cells if c.deep == 4)
+    assert four.comparison.effect == pytest.approx(0.10, abs=0.005)  # the plain gap at L=4
+    assert v["d2"].verdict == "supported" and len(v["d2"].cells) == 2
+    assert all(c.comparison.verdict == "equivalent" for c in v["d2"].cells)
+    assert v["d1"].scale["seeds"] == list(range(5))
+    # a clearly different capacity contradicts the equivalence claim
+    for r in recs:
+        if r["task"] == "memorize" and r["num_layers"] == 4:
+            r["metrics"]["test"] = 0.6 + 0.003 * r["seed"]
+    v = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}
+    assert v["d2"].verdict == "contradicted"
+    cells = design_cells(lab.claims[1], recs)
+    expected = {f"memorize, budget 1,000, plain stack, L={L} vs L=1" for L in (2, 4)}
+    assert {c.name for c in cells} == expected
+
+
+def test_equivalence_claim_has_a_floor():
+    lab = get_lab("lab-d")
+    recs = []
+    for s in range(5):
+        for L in (1, 2):  # both depths near chance: equal, but nothing stored
+            acc = 0.5 + 0.001 * s + 0.0001 * L
+            recs.append(_lab_d_fake("memorize", "plain", L, s, acc, n_test=10_000))
+    d2 = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}["d2"]
+    assert d2.cells[0].comparison.deep.mean < lab.claims[1].floor
+    assert d2.verdict == "inconclusive" and d2.cells[0].comparison.verdict == "inconclusive"
+
+
+def test_gap_closure_orients_lower_is_better_metrics():
+    lab = get_lab("lab-d")
+    recs = []
+    for s in range(4):
+        for L in (1, 2):  # bits per character: plain deep stacks are 0.3 worse, fixed ones 0.1
+            plain = 2.0 + 0.3 * (L - 1) + 0.01 * s
+            fixed = 2.0 + 0.1 * (L - 1) + 0.012 * s * (L - 1)
+            recs.append(_lab_d_fake("charlm-english", "plain", L, s, plain, hib=False))
+            recs.append(_lab_d_fake("charlm-english", "residual-ln", L, s, fixed, hib=False))
+    (cell,) = design_cells(lab.claims[0], recs)
+    assert cell.comparison.effect == pytest.approx(0.2 - 0.012 * 1.5, abs=1e-9)
+    assert cell.comparison.verdict == "supported"
+
+
+def test_equivalence_verdict_rule():
+    assert equivalence_verdict([]) == "inconclusive"
+    assert equivalence_verdict(["equivalent", "inconclusive"]) == "supported"
+    assert equivalence_verdict(["equivalent", "contradicted"]) == "contradicted"
+    assert equivalence_verdict(["inconclusive", "inconclusive", "equivalent"]) == "inconclusive"

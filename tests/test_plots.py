@@ -97,3 +97,33 @@ def test_lab_figures_from_records_have_labels_and_source():
         assert fig._supxlabel is not None and "Source:" in fig._supxlabel.get_text()
     with pytest.raises(ValueError, match="eval run"):
         plots.depth_comparison_figure([], title="t")
+
+
+def test_critical_path_figure_draws_both_schedules() -> None:
+    from rnnlab import cost
+
+    fig = plots.critical_path_figure(grid_layers=3, grid_steps=5, depths=(1, 2, 4), seq_len=16)
+    grid_ax, path_ax = fig.axes[:2]
+    assert grid_ax.get_xlabel() == "time step t (tokens)" and grid_ax.get_ylabel() == "layer k"
+    assert sorted(int(t.get_text()) for t in grid_ax.texts) == sorted(
+        k + t - 1 for k in range(1, 4) for t in range(1, 6)
+    )
+    layerwise, wavefront = path_ax.get_lines()
+    assert list(layerwise.get_ydata()) == [cost.critical_path(L, 16) for L in (1, 2, 4)]
+    assert list(wavefront.get_ydata()) == [L + 16 - 1 for L in (1, 2, 4)]
+    assert "critical path" in path_ax.get_ylabel()
+
+
+def test_depth_cost_figure_plots_rows_per_budget_and_rejects_none() -> None:
+    rows = [
+        {"budget": b, "num_layers": L, "params": b, "forward_flops": 2 * b,
+         "train_s_per_token": 1e-5 * L, "gen_s_per_token": 1e-4 * L}
+        for b in (1000, 4000) for L in (1, 2, 4)
+    ]  # fmt: skip
+    fig = plots.depth_cost_figure(rows, title="t", source="here")
+    flops_ax, train_ax, gen_ax = fig.axes[:3]
+    assert "(us)" in train_ax.get_ylabel() and "(us)" in gen_ax.get_ylabel()
+    assert all(ax.get_xlabel() == "layers L (log scale)" for ax in (flops_ax, train_ax, gen_ax))
+    assert list(gen_ax.get_lines()[0].get_ydata()) == pytest.approx([100.0, 200.0, 400.0])
+    with pytest.raises(ValueError, match="rows"):
+        plots.depth_cost_figure([], title="t")

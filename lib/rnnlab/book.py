@@ -108,7 +108,11 @@ def design_table(lab: Lab, profile: str):
     for e in lab.experiments(profile):
         example = task_example(e.task, e.task_options)
         cfg, match = matched_config_for_task(
-            example, budget=e.budget, num_layers=e.num_layers, embedding_dim=e.embedding_dim
+            example,
+            budget=e.budget,
+            num_layers=e.num_layers,
+            embedding_dim=e.embedding_dim,
+            **e.model_options,
         )
         labels = dict(e.labels)
         cell = analysis.cell_name(tuple(sorted({**labels, "budget": e.budget}.items())))

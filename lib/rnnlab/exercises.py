@@ -40,7 +40,9 @@ __all__ = [
     "check_matched_width",
     "check_own_text_record",
     "check_model_width",
+    "check_flops_prediction",
     "check_four_verdicts",
+    "check_lstmp_count",
     "check_paired_interval",
     "check_verdict_rule",
     "check_welch_interval",
@@ -730,3 +732,92 @@ def check_depth_coefficient_answer(answer: Any) -> str:
     if key != DEPTH_COEFFICIENT_ANSWER:
         raise AssertionError(f"check_depth_coefficient_answer: {key} is not right. {feedback}")
     return feedback
+
+
+# --------------------------------------------------------------------------------------------
+# The design chapter: projections, and what depth costs
+# --------------------------------------------------------------------------------------------
+
+#: (input_size, hidden_size, proj_size, num_layers) configurations tried by
+#: :func:`check_lstmp_count`: tiny and larger, p = 1 and p = h - 1, one to four layers.
+LSTMP_CASES: tuple[dict[str, int], ...] = tuple(
+    {"input_size": m, "hidden_size": h, "proj_size": p, "num_layers": n}
+    for m, h, p, n in [
+        (1, 2, 1, 1),
+        (3, 5, 4, 1),
+        (3, 16, 8, 2),
+        (10, 10, 3, 2),
+        (64, 8, 2, 1),
+        (7, 32, 16, 3),
+        (32, 128, 32, 4),
+        (100, 33, 1, 2),
+    ]
+)
+
+
+def _torch_lstmp_count(input_size: int, hidden_size: int, proj_size: int, num_layers: int) -> int:
+    import torch
+
+    module = torch.nn.LSTM(input_size, hidden_size, num_layers, proj_size=proj_size)
+    return sum(p.numel() for p in module.parameters())
+
+
+def check_lstmp_count(answer: Callable[[int, int, int, int], int]) -> CheckReport:
+    """Check ``answer(input_size, hidden_size, proj_size, num_layers)`` against
+    ``torch.nn.LSTM(..., proj_size=proj_size)``, counted by ``sum(p.numel())``, on
+    :data:`LSTMP_CASES`. Exact integers only."""
+    return report(compare_cases("check_lstmp_count", answer, _torch_lstmp_count, LSTMP_CASES))
+
+
+def check_flops_prediction(
+    prediction: Any,
+    *,
+    budget: int = 100_000,
+    num_layers: int = 4,
+    vocab: int = 96,
+    embedding_dim: int = 32,
+    tolerance: float = 0.1,
+) -> PredictionReport:
+    r"""Compare a prediction, written down *before* computing, with the forward FLOPs per token
+    of a ``num_layers``-layer character LM as a share of the one-layer model's, both matched to
+    ``budget`` parameters (:func:`rnnlab.models.matched_config`,
+    :func:`rnnlab.cost.model_forward_flops`).
+
+    Any positive number up to 10 passes (a prediction may be wrong: that is the point of making
+    one); anything else raises :class:`AssertionError`. Since the forward FLOPs are about
+    twice the weights that are used per token, and the budget holds the weights nearly fixed, the
+    share is close to 1; the embedding (a lookup, no FLOPs) and the head's width move it a little.
+    """
+    if isinstance(prediction, bool) or not _is_number(prediction):
+        raise AssertionError(
+            f"check_flops_prediction: write your prediction as a number, got {prediction!r}"
+        )
+    value = float(prediction)
+    if not 0 < value <= 10:
+        raise AssertionError(
+            "check_flops_prediction: a share of FLOPs is a positive number (1.0 = as many as one "
+            f"layer), got {value!r}"
+        )
+    from rnnlab import cost
+    from rnnlab.models import matched_config
+
+    flops = {}
+    for layers in (1, num_layers):
+        config, _ = matched_config(
+            kind="lm", budget=budget, num_layers=layers, num_classes=vocab, vocab_size=vocab,
+            embedding_dim=embedding_dim,
+        )  # fmt: skip
+        flops[layers] = cost.model_forward_flops(embedding_dim, config.hidden_size, layers, vocab)
+    actual = flops[num_layers] / flops[1]
+    result = PredictionReport(prediction=value, actual=actual, tolerance=float(tolerance))
+    verdict = (
+        "close: well predicted"
+        if result.close
+        else f"off by more than {tolerance:.2f}: FLOPs follow the weights, not the layers"
+    )
+    print(
+        f"check_flops_prediction: {budget:,} parameters, L={num_layers}: {flops[num_layers]:,} "
+        f"forward FLOPs per token; L=1: {flops[1]:,} | share {actual:.3f}, your prediction "
+        f"{value:.3f} (difference {result.error:+.3f}) | {verdict}"
+    )
+    return result

@@ -22,7 +22,7 @@ import functools
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rnnlab.store import failed_path
@@ -107,9 +107,11 @@ def fit_budget(
     options: tuple = (),
     embedding_dim: int | None = 16,
     tolerance: float = 0.02,
+    variants: tuple[tuple[tuple[str, object], ...], ...] = ((),),
 ) -> int:
     """The budget nearest ``target`` that every depth in ``depths`` can match within
-    ``tolerance``.
+    ``tolerance`` (with each of ``variants``: model options as ``(name, value)`` pairs for
+    :func:`rnnlab.models.matched_config_for_task`, default the plain stack).
 
     Widths are integers, so at small budgets one unit of width can move the count by several
     per cent; this searches budgets ``target``, ``target ± 0.5%``, ... (up to ±15%) and returns the
@@ -122,14 +124,16 @@ def fit_budget(
         for sign in (1, -1) if k else (1,):
             budget = round(target * (1 + sign * 0.005 * k))
             try:
-                for depth in depths:
-                    matched_config_for_task(
-                        example,
-                        budget=budget,
-                        num_layers=depth,
-                        embedding_dim=embedding_dim,
-                        tolerance=tolerance,
-                    )
+                for variant in variants:
+                    for depth in depths:
+                        matched_config_for_task(
+                            example,
+                            budget=budget,
+                            num_layers=depth,
+                            embedding_dim=embedding_dim,
+                            tolerance=tolerance,
+                            **dict(variant),
+                        )
             except ValueError:
                 continue
             return budget
@@ -156,6 +160,34 @@ class Claim:
     statement: str
     direction: str
     where: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class DesignClaim(Claim):
+    """A claim of the design chapter (Lab D), judged by a test other than "L=1 against L=2".
+
+    ``test`` names the pre-declared comparison (:func:`rnnlab.analysis.design_cells`):
+
+    * ``"gap_closure"``: per seed, the gap of the ``fix`` stack to its own one-layer model minus
+      the gap of the ``base`` stack to its own (a difference of paired differences, oriented so
+      that > 0 means the fix closes the gap), at every depth > 1 of every cell holding both
+      stacks; the margin is the task metric's (:data:`rnnlab.stats.PLAN_V2`);
+    * ``"equivalence"``: ``metric`` (``"bits_per_parameter"``, from the memorize probe) of every
+      depth > 1 against one layer, paired by seed, with the declared ``margin`` in the metric's
+      units; the claim says *equivalent*. A cell where both depths stay below ``floor`` is
+      *inconclusive*: models that stored that little were not filled, and equal small numbers
+      would say nothing about capacity.
+
+    ``label`` is the experiment label that names the stack (``"stack"``).
+    """
+
+    test: str = "gap_closure"
+    label: str = "stack"
+    base: str = "plain"
+    fix: str = "residual-ln"
+    metric: str | None = None
+    margin: float | None = None
+    floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -541,7 +573,182 @@ LAB_C = Lab(
 )
 
 
-LABS: dict[str, Lab] = {lab.name: lab for lab in (LAB_A, LAB_B, LAB_C)}
+# Lab D: making deep stacks trainable, and what depth costs --------------------------------------
+
+
+STACKS: dict[str, tuple[tuple[str, object], ...]] = {
+    "plain": (),
+    "residual-ln": (("residual", True), ("layer_norm", True)),
+    "residual-ln-dropout": (("residual", True), ("layer_norm", True), ("dropout", 0.1)),
+    "projected": (("proj_ratio", 0.5),),
+}
+"""The stack variants of Lab D as model options (see :class:`rnnlab.models.ModelConfig`):
+plain LSTM layers; residual connections between layers 2..L with a LayerNorm on every layer's
+output; the same with dropout 0.1 between layers; and LSTMP with projections of half the hidden
+size (the wide-readout control: a wide cell behind a narrow output)."""
+
+CAPACITY_MARGIN = 0.1
+"""Claim (d2)'s smallest effect of interest: 0.1 bits per parameter (2% of the ~5 bits/parameter
+Collins et al. 2017 report at capacity), declared before any run."""
+
+CAPACITY_FLOOR = 1.0
+"""Claim (d2)'s floor: a cell where both depths store under 1 bit per parameter (a fifth of the
+~5 at capacity) is inconclusive, since equally under-filled models say nothing about capacity.
+Declared before any run."""
+
+MEMORIZE = (("seq_len", 12), ("num_tokens", 8), ("num_classes", 2))
+"""The capacity probe: random binary labels of random 12-token sequences over 8 tokens."""
+
+
+def _stacks_grid(*, stacks: tuple[str, ...], budgets: tuple[int, ...], depths, **kw) -> list:
+    """:func:`_grid` once per stack variant, every variant at the same fitted budget."""
+    variants = tuple(STACKS[s] for s in stacks)
+    out = []
+    for target in budgets:
+        budget = fit_budget(
+            target,
+            depths,
+            task=kw["task"],
+            options=kw.get("options", ()),
+            embedding_dim=kw.get("embedding_dim", 16),
+            variants=variants,
+        )
+        for stack in stacks:
+            for e in _grid(budgets=(budget,), depths=depths, **kw):
+                labels = (
+                    *(lv for lv in e.labels if lv[0] != "budget_target"),
+                    ("budget_target", target),
+                    ("stack", stack),
+                )
+                out.append(replace(e, labels=labels, **dict(STACKS[stack])))
+    return out
+
+
+def _lab_d(profile: str) -> tuple[Experiment, ...]:
+    if profile == "smoke":
+        common = dict(train=SMOKE_TRAIN, lr_grid=(3e-3,), n_val=16, n_test=16)
+        stacks = ("plain", "residual-ln")
+        return tuple(
+            _stacks_grid(
+                task="charlm-english", stacks=stacks, budgets=(12_000,), depths=(1, 2),
+                n_train=64, options=(("seq_len", 32),), embedding_dim=32, **common,
+            )
+            + _stacks_grid(
+                task="listops", stacks=stacks, budgets=(3000,), depths=(1, 2), n_train=128,
+                options=_listops_options((2, 2), 2, 48), **common,
+            )
+            + _stacks_grid(
+                task="memorize", stacks=("plain",), budgets=(1000,), depths=(1, 2), n_train=256,
+                options=MEMORIZE, embedding_dim=8, train=SMOKE_TRAIN, lr_grid=(3e-3,),
+                n_val=64, n_test=256,
+            )
+        )  # fmt: skip
+    big = profile == "gpu"
+    # cpu: sized to about 30 min on 2 cores from per-step timings measured on one core of the
+    # reference machine while it was loaded by other training (load average ~5 on 2 cores:
+    # `python benchmarks/bench_lab_steps.py lab-d --profile cpu`, kept in
+    # data/bench/lab-d-cpu-steps.json: 12-30 ms per step for the LM and ListOps, 8-12 ms for
+    # memorize; about 59 core-minutes in all). One budget per task, depths 1, 2 and 4, the plain
+    # and the residual + LayerNorm stacks; depth 8, dropout and the projection control only in
+    # the gpu profile.
+    depths = (1, 2, 4, 8) if big else (1, 2, 4)
+    stacks = tuple(STACKS) if big else ("plain", "residual-ln")
+    seq_len = 128 if big else 64
+    windows = charlm_windows("charlm-english", seq_len)
+    lm = _stacks_grid(
+        task="charlm-english",
+        stacks=stacks,
+        budgets=(400_000,) if big else (25_000,),
+        depths=depths,
+        n_train=windows["train"],
+        n_val=windows["val"] // 2,
+        n_test=windows["test"] // 2,
+        options=(("seq_len", seq_len),),
+        embedding_dim=32,
+        train=TrainConfig(
+            max_steps=10_000 if big else LAB_D_CPU_STEPS["charlm"],
+            batch_size=64 if big else 16,
+            eval_every=250 if big else 100,
+            warmup_steps=100,
+        ),
+        lr_grid=LM_LR_GRID,
+        labels=(("corpus", "english"),),
+    )
+    nested = _stacks_grid(
+        task="listops",
+        stacks=stacks,
+        budgets=(40_000,) if big else (20_000,),
+        depths=depths,
+        n_train=32_000 if big else 8_000,
+        n_val=1_000,
+        n_test=2_000,
+        options=_listops_options((2, 2), 2, 64 if big else 48),
+        train=TrainConfig(
+            max_steps=5_000 if big else LAB_D_CPU_STEPS["listops"],
+            batch_size=64,
+            eval_every=100,
+        ),
+        lr_grid=LR_GRID,
+        labels=(("nesting", 2),),
+    )
+    n_memorize = 32_000 if big else 8_000
+    capacity = _stacks_grid(
+        task="memorize",
+        stacks=("plain",),
+        budgets=(5_000,) if big else (1_500,),
+        depths=(1, 2, 4),
+        n_train=n_memorize,
+        n_val=1_000,
+        n_test=n_memorize,  # the bits are counted on the whole training set
+        options=MEMORIZE,
+        embedding_dim=8,
+        train=TrainConfig(
+            max_steps=20_000 if big else LAB_D_CPU_STEPS["memorize"],
+            batch_size=128,
+            eval_every=200,
+        ),
+        lr_grid=LR_GRID,
+    )
+    return tuple(lm + nested + capacity)
+
+
+LAB_D_CPU_STEPS = {"charlm": 1_000, "listops": 1_000, "memorize": 3_000}
+"""Training steps of the cpu profile per task (sized from data/bench/lab-d-cpu-steps.json)."""
+
+
+LAB_D = Lab(
+    name="lab-d",
+    title="Lab D: making deep stacks trainable, and what depth costs",
+    description="Plain vs residual + LayerNorm stacks at L = 1, 2, 4 (8 on a GPU) on the "
+    "English character LM and ListOps, and a memorisation probe of bits stored per parameter: "
+    "is the depth penalty at equal parameters a lack of capacity or a failure to train?",
+    claims=(
+        DesignClaim(
+            "d1",
+            "At equal parameters, residual connections with LayerNorm close the gap to one "
+            "layer that plain deep stacks show (judged at every depth > 1, on the character LM "
+            "and ListOps).",
+            "depth",
+            test="gap_closure",
+        ),
+        DesignClaim(
+            "d2",
+            "At equal parameters, stacks of 1, 2 and 4 layers store about the same number of "
+            f"bits per parameter (equivalent within {CAPACITY_MARGIN} bits/parameter) on the "
+            "memorisation probe.",
+            "equal",
+            where=(("task", "memorize"),),
+            test="equivalence",
+            metric="bits_per_parameter",
+            margin=CAPACITY_MARGIN,
+            floor=CAPACITY_FLOOR,
+        ),
+    ),
+    experiments=_lab_d,
+)
+
+
+LABS: dict[str, Lab] = {lab.name: lab for lab in (LAB_A, LAB_B, LAB_C, LAB_D)}
 
 
 def get_lab(name: str) -> Lab:

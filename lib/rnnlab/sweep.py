@@ -63,6 +63,15 @@ TUNE_SEEDS = (10_000, 10_001)
 TUNE_SEED = TUNE_SEEDS[0]  # version 1 tuned on this one seed only
 SCHEMA_VERSION = 2
 _LATER_TRAIN_DEFAULTS = {"schedule": "cosine", "decay_fraction": 0.2}
+_LATER_MODEL_DEFAULTS = {
+    "cell": "lstm",
+    "proj_size": 0,
+    "proj_ratio": None,
+    "residual": False,
+    "layer_norm": False,
+}
+"""Model options added for the design chapter; left out of :meth:`Experiment.to_dict` at these
+defaults, so every experiment written before them keeps its key."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,10 @@ class Experiment:
 
     ``task_options`` and ``labels`` are tuples of ``(name, value)`` pairs so the experiment is
     hashable; ``labels`` are free-form tags used by the analysis (e.g. ``("corpus", "english")``).
+
+    The model options ``dropout``, ``cell``, ``proj_size``, ``proj_ratio``, ``residual`` and
+    ``layer_norm`` are those of :func:`rnnlab.models.matched_config` (the defaults build the plain
+    LSTM stack of Labs A-C).
     """
 
     task: str
@@ -87,6 +100,11 @@ class Experiment:
     data_seed: int = 1234
     labels: tuple[tuple[str, Any], ...] = ()
     lr_limits: tuple[float, float] = (1e-4, 0.1)
+    cell: str = "lstm"
+    proj_size: int = 0
+    proj_ratio: float | None = None
+    residual: bool = False
+    layer_norm: bool = False
 
     def __post_init__(self) -> None:
         if not self.lr_grid:
@@ -109,6 +127,16 @@ class Experiment:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if self.cell not in ("lstm", "gru"):
+            raise ValueError(f"cell must be one of ('lstm', 'gru'), got {self.cell!r}")
+        for name in ("residual", "layer_norm"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.proj_size and self.proj_ratio is not None:
+            raise ValueError(
+                f"at most one of proj_size and proj_ratio may be set, got proj_size="
+                f"{self.proj_size!r} and proj_ratio={self.proj_ratio!r}"
+            )
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -117,6 +145,9 @@ class Experiment:
         for name, default in _LATER_TRAIN_DEFAULTS.items():
             if d["train"].get(name) == default:
                 d["train"].pop(name)
+        for name, default in _LATER_MODEL_DEFAULTS.items():
+            if d[name] == default:
+                d.pop(name)
         d["task_options"] = dict(self.task_options)
         d["labels"] = dict(self.labels)
         d["lr_grid"] = list(self.lr_grid)
@@ -139,6 +170,19 @@ class Experiment:
         d.pop("num_layers")
         blob = json.dumps(d, sort_keys=True, default=str)
         return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+    @property
+    def model_options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`rnnlab.models.matched_config_for_task` that this
+        experiment sets (dropout and the design options)."""
+        return {
+            "dropout": self.dropout,
+            "cell": self.cell,
+            "proj_size": self.proj_size,
+            "proj_ratio": self.proj_ratio,
+            "residual": self.residual,
+            "layer_norm": self.layer_norm,
+        }
 
     @property
     def lr_step(self) -> float:
@@ -278,7 +322,7 @@ def run_unit(
         budget=experiment.budget,
         num_layers=experiment.num_layers,
         embedding_dim=experiment.embedding_dim,
-        dropout=experiment.dropout,
+        **experiment.model_options,
     )
     dev = select_device(device)
     seed_everything(seed)
