@@ -245,3 +245,20 @@ def test_equivalence_verdict_rule():
     assert equivalence_verdict(["equivalent", "inconclusive"]) == "supported"
     assert equivalence_verdict(["equivalent", "contradicted"]) == "contradicted"
     assert equivalence_verdict(["inconclusive", "inconclusive", "equivalent"]) == "inconclusive"
+
+
+def test_convergence_sentence_names_the_groups_still_improving(monkeypatch):
+    from rnnlab import analysis, book
+
+    rows = [
+        {"cell": "majority, budget 8,000", "layers": 1, "converged": True},
+        {"cell": "majority, budget 8,000", "layers": 2, "converged": False},
+    ]
+    monkeypatch.setattr(analysis, "convergence", lambda records: rows)
+    text = book.convergence_sentence([{}])
+    assert text.startswith("1 of 2 cell-and-depth groups were still improving")
+    assert "majority, budget 8,000, L=2" in text and "L=1" not in text
+    rows[1]["converged"] = True
+    assert book.convergence_sentence([{}]).startswith("All 2 cell-and-depth groups had converged")
+    monkeypatch.setattr(analysis, "convergence", lambda records: [])
+    assert book.convergence_sentence([]) == ""

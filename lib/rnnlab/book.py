@@ -306,6 +306,27 @@ def verdict_sentence(cv: analysis.ClaimVerdict, *, complete: bool = True) -> str
     )
 
 
+def convergence_sentence(records: Sequence[dict]) -> str:
+    """One sentence for a lab's summary: which (cell, depth) groups of the reporting runs were
+    still improving when training ended (:func:`rnnlab.analysis.convergence`), and what that
+    means for their verdicts. Empty when there are no reporting runs."""
+    rows = analysis.convergence(records)
+    if not rows:
+        return ""
+    still = [r for r in rows if not r["converged"]]
+    if not still:
+        return (
+            f"All {len(rows)} cell-and-depth groups had converged when training ended (their "
+            "validation gain over the last quarter was below the smallest effect of interest)."
+        )
+    names = "; ".join(f"{r['cell']}, L={r['layers']}" for r in still)
+    return (
+        f"{len(still)} of {len(rows)} cell-and-depth groups were still improving when training "
+        f"ended ({names}): where they enter a verdict, it compares what the models reached in "
+        "this many steps, not what they could reach with longer training."
+    )
+
+
 def convergence_table(records: Sequence[dict]):
     """Per cell and depth: the mean validation improvement over the last quarter of training,
     against the smallest effect of interest (see :func:`rnnlab.analysis.convergence`)."""
