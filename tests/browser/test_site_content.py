@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT
-from sitecheck import NON_PROSE_TAGS, parse_html, site_pages
+from sitecheck import NON_PROSE_TAGS, parse_html, site_pages, visible_code_lines_before
 
 from rnnlab.student import BEGIN_SOLUTION, END_SOLUTION, has_solution
 
@@ -85,6 +85,24 @@ def test_instructor_site_keeps_the_solutions(site_dir: Path) -> None:
     lines = solution_lines()["01_counting_parameters.ipynb"]
     shown = [line for line in lines if line in page]
     assert len(shown) >= len(lines) // 2, "Chapter 1's solutions are missing on the instructor site"
+
+
+#: Issue 13: a lab opens with its claim, not with plumbing. At most this many lines of code are
+#: visible (not collapsed) before the heading "The claim" of each lab page (measured at 0 for
+#: Labs A, B and C when the cap was set; about 70 in Lab A before the course-facing helpers).
+MAX_CODE_LINES_BEFORE_CLAIM = 10
+LAB_PAGES = sorted(p.stem for p in (ROOT / "chapters").glob("0[2-4]_lab_*.ipynb"))
+
+
+@pytest.mark.parametrize("lab", LAB_PAGES)
+def test_lab_pages_show_little_code_before_the_claim(any_site_dir: Path, lab: str) -> None:
+    page = any_site_dir / "chapters" / f"{lab}.html"
+    before, total = visible_code_lines_before(page.read_text(encoding="utf-8"), "claim")
+    assert before is not None, f"{page}: no heading mentions the lab's claim"
+    assert before <= MAX_CODE_LINES_BEFORE_CLAIM, (
+        f"{page}: {before} visible code lines before the claim (cap "
+        f"{MAX_CODE_LINES_BEFORE_CLAIM}; {total} on the page): hide or move the plumbing"
+    )
 
 
 def test_student_exercise_cells_hold_stubs(student_site_dir: Path) -> None:
