@@ -29,6 +29,17 @@ def test_no_page_says_todo(any_site_dir: Path) -> None:
     assert not found, f"pages of {any_site_dir} that say TODO: {found}"
 
 
+def test_no_page_shows_a_build_folder(any_site_dir: Path) -> None:
+    """Issue 13: notebook outputs must not print where the site was built (``_build/runs/...``);
+    run files are named ``$RNNLAB_RUNS_DIR/<file>`` or ``runs/<file>`` (rnnlab.paths)."""
+    found = []
+    for page in site_pages(any_site_dir):
+        root = parse_html((any_site_dir / page).read_text(encoding="utf-8"))
+        outputs = [el for el in root.iter() if "cell_output" in el.classes]
+        found += [page for el in outputs if "_build/" in el.text()][:1]
+    assert not found, f"pages of {any_site_dir} whose outputs print a _build/ path: {found}"
+
+
 def solution_lines() -> dict[str, list[str]]:
     """``{notebook: [distinctive solution lines]}`` from the instructor notebooks."""
     out = {}
