@@ -106,7 +106,8 @@ def write(root: Path = ROOT, dst: Path = STUDENT) -> None:
         target = dst / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
-    print(f"student_book: wrote {dst.relative_to(root)}/ ({len(texts)} files and the notebooks)")
+    shown = dst.relative_to(root) if dst.is_relative_to(root) else dst  # e.g. a test's tmp dir
+    print(f"student_book: wrote {shown}/ ({len(texts)} files and the notebooks)")
 
 
 def check(root: Path = ROOT, dst: Path = STUDENT) -> list[str]:

@@ -12,7 +12,8 @@ Modules, one job each:
 - :mod:`rnnlab.analysis`  from result records to tables, effects and verdicts
 - :mod:`rnnlab.plots`, :mod:`rnnlab.widgets`  pictures
 - :mod:`rnnlab.exercises` self-checks for the exercises
-- :mod:`rnnlab.colab`, :mod:`rnnlab.student`, :mod:`rnnlab.status`  course tooling
+- :mod:`rnnlab.colab`, :mod:`rnnlab.student`, :mod:`rnnlab.status`, :mod:`rnnlab.sphinxext`
+  course tooling
 """
 
 __version__ = "0.1.0"

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from rnnlab.paths import shown_path
 from rnnlab.store import failed_path
 from rnnlab.sweep import (
     Experiment,
@@ -825,7 +826,7 @@ def run_lab(
     already = len(load_results(out))
     print(
         f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} experiments, "
-        f"{len(spec.seeds)} seeds, {total} runs; {already} already in {out}",
+        f"{len(spec.seeds)} seeds, {total} runs; {already} already in {shown_path(out)}",
         flush=True,
     )
     if not prof.evidence:
@@ -855,11 +856,12 @@ def run_lab(
         progress=progress,
         scheduler=scheduler,
     )
-    print(f"{lab.name}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    elapsed = time.perf_counter() - t0
+    print(f"{lab.name}: {len(records)} runs in {shown_path(out)} ({elapsed:.0f} s)")
     if records.failures:
         print(
             f"{lab.name}: {len(records.failures)} of {total} runs failed; their errors are in "
-            f"{failed_path(out)}; rerun the same command to retry them",
+            f"{shown_path(failed_path(out))}; rerun the same command to retry them",
             flush=True,
         )
     return records

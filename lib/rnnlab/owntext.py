@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from rnnlab.paths import shown_path
 from rnnlab.sweep import Experiment, SweepSpec, load_results, progress_line, run_sweep, shard
 
 
@@ -112,7 +113,7 @@ def run_lab_on_text(
         f"{lab.name} on {info['path']} ({info['size_bytes']:,} bytes, sha256 "
         f"{info['sha256'][:16]}...): profile {prof.name}; {len(experiments)} experiments, "
         f"{len(spec.seeds)} seeds, {spec.n_runs()} runs; {len(load_results(out))} already in "
-        f"{out}",
+        f"{shown_path(out)}",
         flush=True,
     )
     if cut:
@@ -135,5 +136,6 @@ def run_lab_on_text(
         progress=progress,
         checkpoint_dir=out.parent / f"{out.name}.ckpt",
     )
-    print(f"{lab.name}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    elapsed = time.perf_counter() - t0
+    print(f"{lab.name}: {len(records)} runs in {shown_path(out)} ({elapsed:.0f} s)")
     return records

@@ -45,3 +45,26 @@ def runs_dir() -> Path:
     """
     env = os.environ.get("RNNLAB_RUNS_DIR")
     return Path(env) if env else repo_root() / "runs"
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` as printed in a notebook's output: never a machine's absolute build folder.
+
+    Inside :func:`runs_dir` it reads ``$RNNLAB_RUNS_DIR/<name>`` when that variable chose the
+    folder (the website build, Google Drive on Colab), else ``runs/<name>``; inside the
+    repository it is relative to its root (``data/results/lab-a-cpu.jsonl``); anything else is
+    printed as given.
+    """
+    given = Path(path)
+    full = given.resolve()
+    try:
+        runs = runs_dir().resolve()
+        root = repo_root().resolve()
+    except FileNotFoundError:  # the package used outside the course repository
+        return str(given)
+    if full.is_relative_to(runs):
+        prefix = "$RNNLAB_RUNS_DIR" if os.environ.get("RNNLAB_RUNS_DIR") else "runs"
+        return f"{prefix}/{full.relative_to(runs).as_posix()}"
+    if full.is_relative_to(root):
+        return full.relative_to(root).as_posix()
+    return str(given)

@@ -28,6 +28,10 @@ What counts, precisely (also in README, "Browser tests"):
   ``video``/``audio``, ``embed``, ``object[data]`` or a loading ``link`` (stylesheet, icon,
   preload, modulepreload, prefetch, manifest) whose URL has a host other than the local one.
   Plain ``<a href>`` links to other sites are fine (they are not fetched).
+* **Visible code lines** -- the lines of every notebook cell input (``div.cell_input``) that a
+  reader sees without opening anything: cells hidden with ``hide-input`` sit in a closed
+  ``<details>`` and do not count, ``remove-input`` cells are not in the page at all.
+  :func:`visible_code_lines_before` counts them up to the first heading that holds a word.
 * **Internal link** -- every ``href``/``src`` without a scheme or host resolves to a file of the
   site (a folder means its ``index.html``), and its ``#fragment``, if any, names an element
   ``id`` (or ``<a name>``) in the target page.
@@ -227,6 +231,21 @@ def figures_without_caption(html: str | Element) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- Colab link
+def visible_code_lines_before(html: str | Element, word: str) -> tuple[int | None, int]:
+    """``(lines before the first h1-h3 whose text holds word, lines in the whole article)``;
+    the first is ``None`` when no such heading exists (see "Visible code lines" above)."""
+    root = _as_tree(html)
+    article = next((el for el in root.iter() if el.tag == "article"), root)
+    before: int | None = None
+    total = 0
+    for el in article.iter():
+        if before is None and el.tag in ("h1", "h2", "h3") and word.lower() in el.text().lower():
+            before = total
+        if "cell_input" in el.classes and not any(a.tag == "details" for a in el.ancestors()):
+            total += sum(len(pre.text().rstrip("\n").split("\n")) for pre in el.find_all("pre"))
+    return before, total
+
+
 def colab_links(html: str | Element) -> list[str]:
     """The ``href`` of every link to Google Colab on the page."""
     root = _as_tree(html)

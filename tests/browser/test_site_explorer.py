@@ -91,9 +91,14 @@ def test_typed_budget_drives_the_matched_widths(explorer_page) -> None:
         budget_box.fill(str(budget))
         got = _read(root)
         assert got == _expected(32, 256, 2, budget), budget
-    # a budget below the count at width 1 says so instead of a width
-    budget_box.fill("200")
-    assert "below the minimum" in root.locator("tr[data-layers='4']").inner_text()
+    # a budget below the count at width 1 says so instead of a width: at m = 32 one layer of
+    # width 1 has 140 parameters and four have 188 (params.min_budget), so 150 reaches L = 1 only
+    budget_box.fill("150")
+    assert _read(root) == _expected(32, 256, 2, 150)
+    assert "below the minimum" not in root.locator("tr[data-layers='1']").inner_text()
+    for n in (2, 3, 4):
+        floor = f"below the minimum {params.min_budget(32, n):,} (width 1)"
+        assert floor in root.locator(f"tr[data-layers='{n}']").inner_text(), n
     root.locator("[data-k='tie']").check()
     assert _read(root) == _expected(32, 256, 2)
     assert not errors, errors

@@ -25,6 +25,7 @@ from sitecheck import (
     site_pages,
     unexpected_axe_violations,
     unexpected_console_errors,
+    visible_code_lines_before,
 )
 
 TYPESET = '<p>Inline <span class="math notranslate"><mjx-container>x</mjx-container></span>.</p>'
@@ -187,6 +188,27 @@ def test_link_checker_finds_missing_anchor_and_file(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- Colab, redirect
+def _cell(lines: int, hidden: bool = False) -> str:
+    code = "\n".join(f"x{i} = {i}" for i in range(lines))
+    cell = f'<div class="cell_input docutils container"><pre>{code}\n</pre></div>'
+    return f"<details><summary>Show code</summary>{cell}</details>" if hidden else cell
+
+
+def test_visible_code_lines_count_shown_cells_up_to_the_heading() -> None:
+    page = (
+        "<article><h1>Lab</h1>"
+        + _cell(30, hidden=True)
+        + _cell(4)
+        + "<h2>The claim, stated first</h2>"
+        + _cell(7)
+        + "</article>"
+    )
+    assert visible_code_lines_before(page, "claim") == (4, 11)
+    assert visible_code_lines_before(page, "nowhere") == (None, 11)
+    no_hiding = page.replace("<details>", "<div>").replace("</details>", "</div>")
+    assert visible_code_lines_before(no_hiding, "claim") == (34, 41)
+
+
 def test_expected_colab_url() -> None:
     url = expected_colab_url(
         "https://github.com/stacked-rnns/depth-vs-width", "main", "chapters/01_x.ipynb"
