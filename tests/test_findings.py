@@ -12,23 +12,11 @@ from rnnlab.sweep import load_results
 PAGE = repo_root() / "chapters" / "05_findings.md"
 
 
-# Known and owned elsewhere: commit c6ecfe6 withdrew data/results/lab-c-cpu.jsonl (v2 pilot) but
-# chapters/05_findings.md still shows its (c1)/(c2) cpu verdicts; the page and the data are being
-# regenerated together on main. strict: once they agree these XPASS and fail; then delete this.
-STALE_FINDINGS = pytest.mark.xfail(
-    strict=True,
-    reason="chapters/05_findings.md shows (c1)/(c2) cpu verdicts from lab-c-cpu.jsonl, which "
-    "c6ecfe6 withdrew from data/results/; page regenerated with the new data on main",
-)
-
-
-@STALE_FINDINGS
 def test_generated_block_is_in_sync_with_data():
     diff = findings.check_page(PAGE, results_dir())
     assert not diff, "run `python -m rnnlab findings --write`:\n" + "\n".join(diff[:40])
 
 
-@STALE_FINDINGS
 def test_every_verdict_on_the_page_is_recomputed_from_the_data():
     text = PAGE.read_text()
     rows = re.findall(r"^\| \((\w+)\) \|.*?\| (\w+) \| L=\d+ vs L=\d+ \| \*\*(\w+)\*\*", text, re.M)
