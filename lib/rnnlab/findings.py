@@ -111,6 +111,8 @@ def verdict_sentence(row: dict) -> str:
         "contradicted": "depth" if row["direction"] == "width" else "width",
     }.get(row["verdict"])
     ahead = f" ({lean} ahead)" if lean else ""
+    if not row["cells"]:
+        return "**not judged yet**: none of its cells has reference results"
     return f"**{row['verdict']}**{ahead} at {row['scale']['text']}"
 
 
@@ -154,7 +156,7 @@ def findings_markdown(results_dir: str | Path) -> str:
         "smallest effect of interest (*equivalent* = the interval lies inside plus or minus it).",
         "",
     ]
-    for r in rows:
+    for r in (r for r in rows if r["cells"]):
         lines.append(f"**({r['claim']}), {r['profile']} profile, {r['comparison']}:**")
         lines.append("")
         lines.append(
