@@ -192,6 +192,15 @@ def test_smoke_sweep_runs_end_to_end_and_resumes(tmp_path, capsys):
                  "--timings", str(timings)]) == 0  # fmt: skip
     text = capsys.readouterr().out
     assert "remaining 0" in text and "every run of the design is done" in text
+    check = scale.transfer_check(spec, records)  # the smoke check cell: 12K x 24 steps
+    assert [(r["budget_target"], r["steps"], r["num_layers"]) for r in check] == [
+        (12_000, 24, 1),
+        (12_000, 24, 2),
+    ]
+    for row in check:
+        assert row["short_steps"] == 12 and row["short_rate"] in (0.002, 0.004)
+        assert row["grid_steps_apart"] in (0, 1) and row["best_val"] <= row["val_at_transferred"]
+    assert "transfer check, B=12K L=1: rate tuned at 12 steps" in text
     assert f"run-scale --profile smoke --jobs 2 --out {out}" in text
 
 

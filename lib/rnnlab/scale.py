@@ -83,6 +83,7 @@ command skips every finished run (by ``run_id``).
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -496,11 +497,20 @@ def plan(
     remaining = [u for u in units if not u[4]]
     remaining.sort(key=lambda u: (order[u[0].key] // len(depths), u[1] != "tune", order[u[0].key]))
     if remaining:
-        p(f"next runs (of {len(remaining)} remaining):", file=file)
+        p(f"next runs, in run order (of {len(remaining)} remaining):", file=file)
         for u in remaining[:show_next]:
             p(f"  {_unit_name(u[0], u[1], u[2], u[3])}", file=file)
     else:
         p("every run of the design is done", file=file)
+    for row in transfer_check(spec, records):
+        p(
+            f"transfer check, B={row['budget_target'] // 1000}K L={row['num_layers']}: rate tuned "
+            f"at {row['short_steps']:,d} steps {row['short_rate']:g}, at {row['steps']:,d} steps "
+            f"{row['own_rate']:g} ({row['grid_steps_apart']} grid steps apart; mean validation "
+            f"at the transferred rate {row['val_at_transferred']:.4f}, at the best "
+            f"{row['best_val']:.4f})",
+            file=file,
+        )
     return {
         "experiments": len(experiments),
         "runs": total_runs,
@@ -515,6 +525,62 @@ def plan(
     }
 
 
+def transfer_check(spec: SweepSpec, records: Sequence[dict]) -> list[dict]:
+    """The check of the rate transfer, one row per depth of every cell tuned at a length other
+    than the shortest, once both its tuning and the shortest length's are complete: the rate
+    tuned at the shortest length (the one the other cells reuse), the rate tuned at the cell's
+    own length, how many grid steps apart they are, and the cell's mean validation score (over
+    the tuning seeds) at the transferred rate and at its best rate. Empty until then."""
+    from rnnlab.sweep import _rate, _tune_scores, choose_lr
+
+    experiments = spec.experiments
+    cells = cells_of(experiments)
+    shortest = min(e.label("steps") for e in experiments)
+    short = {
+        (e.budget, e.num_layers): e
+        for e in experiments
+        if e.label("steps") == shortest and spec.source(e) is None
+    }
+    rows = []
+    for e in experiments:
+        if e.label("steps") == shortest or spec.source(e) is not None:
+            continue
+        src = short.get((e.budget, e.num_layers))
+        if src is None:
+            continue
+        short_rate = choose_lr(src, records, cells[src.cell_key])
+        own_rate = choose_lr(e, records, cells[e.cell_key])
+        if short_rate is None or own_rate is None:
+            continue
+        scores = _tune_scores(e, records)
+        mean = {lr: sum(v) / len(v) for lr, v in scores.items() if v}
+        sign = 1 if records and _higher_is_better(records, e) else -1
+        at = mean.get(_rate(short_rate))
+        rows.append(
+            {
+                "budget_target": e.label("budget_target"),
+                "num_layers": e.num_layers,
+                "short_steps": shortest,
+                "steps": e.label("steps"),
+                "short_rate": short_rate,
+                "own_rate": own_rate,
+                "grid_steps_apart": round(
+                    abs(math.log(own_rate / short_rate) / math.log(e.lr_step))
+                ),
+                "val_at_transferred": sign * at if at is not None else float("nan"),
+                "best_val": sign * mean[_rate(own_rate)],
+            }
+        )
+    return rows
+
+
+def _higher_is_better(records: Sequence[dict], e: Experiment) -> bool:
+    for r in records:
+        if r.get("experiment_key") == e.key:
+            return bool(r["metrics"]["higher_is_better"])
+    return False
+
+
 def plan_command(
     profile: str, out: str | Path | None = None, *, timings: str | Path | None = None
 ) -> dict:
@@ -527,6 +593,10 @@ def plan_command(
     result = plan(spec, load_results(target), timings=load_timings(timings))
     print(f"results: {target} (checkpoints in {default_checkpoint_dir(target)})")
     print(f"to run or resume it (one thread per process): {run_command(profile, target)}")
+    print(
+        "  in the background, niced: setsid nohup nice -n 10 env OMP_NUM_THREADS=1 "
+        f"{run_command(profile, target)} > scale-{profile}.log 2>&1 &"
+    )
     return result
 
 
