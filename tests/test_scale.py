@@ -277,3 +277,47 @@ def test_scale_results_are_not_read_as_lab_results(tmp_path):
     assert status.load_runs(tmp_path) == []
     assert scale.default_out("reference").parent.name == "scale"
     assert scale.default_out("reference").parent.parent.name == "results"
+
+
+def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    """run_scale checkpoints into <out>.ckpt; a run that dies after step 8 resumes there and ends
+    as the uninterrupted run did (the same metrics and curves, on the CPU)."""
+    import rnnlab.train as train_mod
+
+    reference = scale.run_scale("smoke", tmp_path / "ref.jsonl", jobs=1, max_runs=1)[0]
+    out = tmp_path / "out.jsonl"
+    ckdir = scale.default_checkpoint_dir(out)
+    real_train, real_save = train_mod.train_model, train_mod.save_checkpoint
+
+    def every_step(*args, **kwargs):
+        return real_train(*args, **{**kwargs, "checkpoint_every_s": 0})
+
+    def save_then_die(path, state):
+        real_save(path, state)
+        if state["step"] == 8:
+            raise RuntimeError("killed")
+
+    monkeypatch.setattr(train_mod, "train_model", every_step)
+    monkeypatch.setattr(train_mod, "save_checkpoint", save_then_die)
+    died = scale.run_scale("smoke", out, jobs=1)  # every run that can start dies at step 8
+    assert len(died) == 0 and len(died.failures) >= 1
+    saved = {p.stem: p for p in ckdir.iterdir() if p.suffix == ".pt"}
+    assert set(saved) == {f["run_id"] for f in died.failures} and reference["run_id"] in saved
+    monkeypatch.setattr(train_mod, "save_checkpoint", real_save)
+    loaded = []
+    real_load = train_mod.load_checkpoint
+
+    def load_and_note(path, fingerprint):
+        state = real_load(path, fingerprint)
+        loaded.append(None if state is None else state["step"])
+        return state
+
+    monkeypatch.setattr(train_mod, "load_checkpoint", load_and_note)
+    resumed = scale.run_scale("smoke", out, jobs=1, max_runs=1)[0]
+    assert loaded == [8]  # it went on from step 8, it did not start over
+    assert resumed["run_id"] == reference["run_id"] and not saved[resumed["run_id"]].exists()
+    for key in ("val", "test", "best_step", "steps"):
+        assert resumed["metrics"][key] == reference["metrics"][key]
+    strip = [[{k: v for k, v in r.items() if k != "elapsed_s"} for r in rec["curves"]]
+             for rec in (resumed, reference)]  # fmt: skip
+    assert strip[0] == strip[1]
