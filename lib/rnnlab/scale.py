@@ -16,8 +16,9 @@ The design (profile ``reference``)
   + head) matched within 2% of the budget (:func:`rnnlab.labs.fit_budget`).
 * **Budgets**: 25K, 63K, 160K and 400K parameters (log-spaced, a factor of about 2.5).
 * **Training lengths**: 1,500, 3,000 and 6,000 steps of 32 x 128 characters (6M, 12M and 25M
-  characters: 0.25 to 1,000 characters per parameter). Each length is its own cosine schedule
-  (warm-up 100 steps, decay to 0.1x at the last step; no early stopping).
+  characters: from 15 characters per parameter at 400K and 1,500 steps to 1,000 at 25K and
+  6,000 steps). Each length is its own cosine schedule (warm-up 100 steps, decay to 0.1x at
+  the last step; no early stopping).
 * **Seeds**: 5 reporting seeds (0-4) in every budget x depth x length cell: every cell can enter
   a verdict. 2 tuning seeds (10000, 10001), never reported.
 * **Learning rate**: the sweep's tuning (:mod:`rnnlab.sweep`): grid 1e-3, 2e-3, 4e-3 for every
@@ -27,7 +28,9 @@ The design (profile ``reference``)
 How the compute is spent, and why
 ---------------------------------
 The whole map has to fit in about 15-20 core-hours on 2 CPU cores (the issue's estimate), and a
-step of the 400K models costs about 10 times one of the 25K models, so the choices are:
+step of the 400K models costs about 9 times one of the 25K models (benchmark below). The plan
+comes to 270 runs and about 21 core-hours by a benchmark taken on a loaded machine (an upper
+estimate; ``python -m rnnlab plan scale`` prints the current figures). The choices:
 
 * **Tune once per budget x depth, at the shortest length; reuse the rate at the longer
   lengths.** Tuning every length would triple the tuning runs, and a tuning run at 6,000 steps
@@ -38,20 +41,22 @@ step of the 400K models costs about 10 times one of the 25K models, so the choic
   tuned at 1,500 steps (the rates and their validation curves are in the results file). If they
   disagree by more than one grid step, the transfer is reported as failed and the longer lengths
   need their own tuning.
-* **Each length is its own schedule**, not warmup-stable-decay branches: with lengths a factor
-  2 apart the separate runs cost 1.75x the longest alone (1 + 1/2 + 1/4), against about 1.15x for
-  branches; in exchange every model is trained with the same schedule family as the labs (so
-  the 1,500-step column is comparable with Lab B), the lengths' results are independent (a lost
-  long run spoils no short one), and a short length's results exist before any long run has
-  started.
-* **Lengths stop at 6,000 steps**, where the pilot saw depth lead (from about 4,000 steps at
-  400K). 24,000 steps at 400K would alone cost about 20 core-hours per length column. The
-  longest length is therefore the pilot's crossover region, not convergence; if depth's
-  advantage is still growing there, the lab bounds the crossover ("beyond 6,000 steps at this
-  budget") instead of extrapolating, and names the longer run that would settle it.
-* **Four budgets, not five**: the 400K column costs as much as the other three together; a
-  fifth budget (200K) would add about a quarter to the total for a point the log-spacing
-  already brackets.
+* **Each length is its own schedule**, not warmup-stable-decay branches. This is the costlier
+  choice, said plainly: with lengths a factor 2 apart the separate runs cost 1.75x the longest
+  alone (1 + 1/2 + 1/4), branches about 1.15x (the longest plus two cooldowns of 20%), so
+  branches would save about a third of the reporting compute. In exchange every model is
+  trained with the schedule the rate was tuned with and the labs use (a full cosine, so the
+  1,500-step column is comparable with Lab B), the lengths' results are independent (a lost long
+  run spoils no short one), the short lengths' results exist before any long run starts, and no
+  new code path (starting a run from another run's mid-training state) enters the evidence.
+* **Lengths stop at 6,000 steps**, past the point where the pilot saw depth take the lead
+  (about 4,000 steps at 400K). A 24,000-step column would cost over 20 core-hours at 400K
+  alone. The longest length is therefore the pilot's crossover region, not convergence; if
+  depth's advantage is still growing there, the lab bounds the crossover ("beyond 6,000 steps
+  at this budget") instead of extrapolating, and names the longer run that would settle it.
+* **Four budgets, not five**: the 400K budget costs more than the other three together; a
+  fifth budget (200K) would add about a quarter to the total for a point that 160K and 400K
+  bracket.
 * **Seeds**: 5 everywhere, not more where the crossover is: the crossover's location is not
   known before the runs. Once the map shows it, more seeds in the neighbouring cells are the
   next spend (``--seeds 8`` resumes and adds seeds 5-7 to every cell).
