@@ -1,104 +1,323 @@
-"""The scale experiment's planning layer: the design as data, measured step times, the plan."""
+"""The scale experiment: the design as data, the rate transfer, the plan, the run command."""
 
 from __future__ import annotations
 
 import io
+import json
 import math
 
 import pytest
 
 from rnnlab import scale
 from rnnlab.__main__ import main
-from rnnlab.sweep import run_sweep
+from rnnlab.sweep import (
+    TUNE_SEEDS,
+    SweepSpec,
+    cells_of,
+    choose_lr,
+    load_results,
+    pending_units,
+    run_sweep,
+)
 
 
-def test_reference_design_is_the_declared_grid(monkeypatch):
+@pytest.fixture
+def fake_budgets(monkeypatch):
+    """fit_budget without the 4.7M-character corpus: the target plus one."""
     calls = []
 
-    def fake_fit(target, depths, **kw):  # the real one loads the 4.7M-character corpus
+    def fake_fit(target, depths, **kw):
         calls.append((target, depths, kw["task"], kw["embedding_dim"]))
         return target + 1
 
     monkeypatch.setattr("rnnlab.labs.fit_budget", fake_fit)
+    return calls
+
+
+def fake_timings(experiments, step=0.01, window=0.001) -> dict:
+    """A benchmark file's content for ``experiments``: ``step * depth`` seconds per step."""
+    cells = {}
+    for e in experiments:
+        cells[(e.budget, e.num_layers)] = {
+            "task": e.task,
+            "budget": e.budget,
+            "num_layers": e.num_layers,
+            "embedding_dim": e.embedding_dim,
+            "batch_size": e.train.batch_size,
+            "seq_len": dict(e.task_options)["seq_len"],
+            "step_s_median": step * e.num_layers,
+            "eval_s_per_window": window,
+        }
+    return {"provenance": {"started_utc": "test", "cpu": "test"}, "cells": list(cells.values())}
+
+
+# ----------------------------------------------------------------------------- the design
+
+
+def test_reference_design_is_the_declared_grid(fake_budgets):
     design = scale.scale_experiments("reference")
-    assert len(design) == 5 * 3 * 3
+    assert len(design) == 4 * 3 * 3  # budgets x depths x lengths
     assert {e.task for e in design} == {"charlm-stdlib"}
     assert {e.num_layers for e in design} == {1, 2, 4}
     targets = sorted({e.label("budget_target") for e in design})
-    assert targets == [25_000, 50_000, 100_000, 200_000, 400_000]
-    assert all(b / a == 2 for a, b in zip(targets, targets[1:], strict=False))  # log-spaced
+    assert targets[0] == 25_000 and targets[-1] >= 400_000 and len(targets) >= 4
+    ratios = [b / a for a, b in zip(targets, targets[1:], strict=False)]
+    assert max(ratios) / min(ratios) < 1.03  # log-spaced
     assert {e.budget for e in design} == {t + 1 for t in targets}  # from fit_budget
-    assert all(c[1] == (1, 2, 4) and c[2] == "charlm-stdlib" for c in calls)
-    assert sorted({e.label("steps") for e in design}) == [1_500, 6_000, 24_000]
+    assert all(c[1] == (1, 2, 4) and c[2] == "charlm-stdlib" for c in fake_budgets)
+    lengths = sorted({e.label("steps") for e in design})
+    assert lengths == [1_500, 3_000, 6_000]
     for e in design:
         t = e.train
         assert t.max_steps == e.label("steps") and t.schedule == "cosine" and t.patience is None
         assert t.batch_size == 32 and dict(e.task_options) == {"seq_len": 128}
         assert e.label("corpus") == "stdlib" and len(e.lr_grid) >= 3
     assert len({e.key for e in design}) == len(design)
-    assert scale.scale_seeds("reference") == (0, 1, 2, 3, 4)
+    assert len(scale.scale_seeds("reference")) >= 5
+
+    # run order: shortest length first, then smallest budget, then depth
+    order = [(e.label("steps"), e.budget, e.num_layers) for e in design]
+    assert order == sorted(order)
+
+    # tuned at the shortest length, plus the one check cell at its own length; the rest reuse
+    tuned = [e for e in design if e.label("lr_tuned_at_steps") == e.label("steps")]
+    check = scale.design("reference")["check"]
+    assert {(e.label("budget_target"), e.label("steps")) for e in tuned} == {
+        *((t, 1_500) for t in targets),
+        tuple(check),
+    }
+    assert check[1] == lengths[-1]
+    spec = scale.sweep_spec("reference")
+    assert len(spec.lr_from) == len(design) - len(tuned) == 36 - 12 - 3
+    by_key = {e.key: e for e in design}
+    for key, src in spec.lr_from:
+        a, b = by_key[key], by_key[src]
+        assert (a.budget, a.num_layers) == (b.budget, b.num_layers)
+        assert b.label("steps") == 1_500 < a.label("steps")
+    # runs: 3 rates x 2 tuning seeds per tuned experiment, 5 reporting seeds everywhere
+    assert spec.n_runs() == len(tuned) * 3 * len(TUNE_SEEDS) + len(design) * 5 == 270
+
+
+def test_bad_input_names_the_parameter(fake_budgets, tmp_path):
     with pytest.raises(ValueError, match="profile must be one of"):
         scale.scale_experiments("huge")
+    with pytest.raises(ValueError, match="seeds must be"):
+        scale.sweep_spec("reference", seeds=(-1,))
+    with pytest.raises(ValueError, match="seeds must be"):
+        scale.sweep_spec("reference", seeds=())
+    with pytest.raises(ValueError, match="jobs must be"):
+        scale.run_scale("smoke", tmp_path / "x.jsonl", jobs=0)
+    e = scale.scale_experiments("smoke")[0]
+    with pytest.raises(ValueError, match="seconds_per_step"):
+        scale.run_seconds(e, 0.0, 0.0)
+    with pytest.raises(ValueError, match="timings file"):
+        scale.load_timings(tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="no benchmark of budget="):
+        scale.step_seconds([e], {"cells": []})
+    design = scale.scale_experiments("reference")
+    with pytest.raises(ValueError, match="lr_from"):  # half a cell transferred
+        SweepSpec("x", "y", design, (0,), lr_from=((design[12].key, design[0].key),))
+    with pytest.raises(ValueError, match="lr_from names experiment"):
+        SweepSpec("x", "y", design[:3], (0,), lr_from=(("nope", design[0].key),))
 
 
 def test_run_seconds_counts_training_and_evaluation():
     e = scale.scale_experiments("smoke")[0]  # 12 steps, eval every 6, n_val 16, n_test 16
-    assert e.train.max_steps == 12 and e.train.eval_every == 6 and e.train.batch_size == 8
-    # 2 evaluations of 16 + final 16 val + 16 test = 64 windows = 8 batches, a third each
-    assert scale.run_seconds(e, 0.5) == pytest.approx((12 + 8 / 3) * 0.5)
+    assert e.train.max_steps == 12 and e.train.eval_every == 6
+    # 2 evaluations of 16 windows, then the final 16 val + 16 test windows
+    assert scale.run_seconds(e, 0.5, 0.01) == pytest.approx(12 * 0.5 + (2 * 16 + 32) * 0.01)
 
 
-def test_step_seconds_measures_once_then_reads_the_cache(tmp_path):
-    design = scale.scale_experiments("smoke")
-    cache = tmp_path / "t.json"
-    measured = scale.step_seconds(design, cache=cache)
-    cells = {(e.budget, e.num_layers) for e in design}
-    assert set(measured) == cells and all(0 < s < 5 for s in measured.values())
-
-    def fail(e):
-        raise AssertionError("measured again despite the cache")
-
-    assert scale.step_seconds(design, cache=cache, measure=fail) == measured
-    assert scale.step_seconds(design, cache=tmp_path / "other.json", measure=lambda e: 1.0) == {
-        c: 1.0 for c in cells
-    }
+# ----------------------------------------------------------------------------- rate transfer
 
 
-def test_plan_counts_runs_core_hours_done_and_remaining(tmp_path):
-    design = scale.scale_experiments("smoke")  # 2 lengths x 1 budget x 2 depths, one-rate grid
-    seeds = (0, 1)
-    seconds = {(e.budget, e.num_layers): 0.01 * e.num_layers for e in design}
-    expected = sum(2 * scale.run_seconds(e, seconds[(e.budget, e.num_layers)]) for e in design)
-    buf = io.StringIO()
-    empty = scale.plan(design, seeds, [], seconds=seconds, file=buf)
-    assert empty["runs"] == 8 and empty["tune_runs"] == 0 and empty["done_runs"] == 0
-    assert empty["core_hours"] == pytest.approx(expected / 3600)
-    assert empty["remaining_core_hours"] == pytest.approx(expected / 3600)
-    text = buf.getvalue()
-    assert "runs: 8 (0 tuning + 8 reporting); done 0; remaining 8" in text
-    assert "core-hours (estimated)" in text and "37 min" in text
+def test_transferred_cells_wait_for_their_source_and_use_its_rate(tmp_path):
+    spec = scale.sweep_spec("smoke")
+    design = spec.experiments
+    moved = dict(spec.lr_from)
+    todo = pending_units(spec, [])
+    # nothing tuned yet: only tuning runs can start, none of a transferred cell, none reported
+    assert todo and all(u[1] == "tune" for u in todo)
+    assert not any(u[0].key in moved for u in todo)
+    # finish the first cell's tuning (the shortest length); its transferred cells open up
+    records = run_sweep(SweepSpec(spec.lab, spec.profile, design[:2], ()), tmp_path / "t.jsonl")
+    todo = pending_units(spec, records)
+    cells = cells_of(design)
+    for exp, role, _seed, lr in todo:
+        if exp.key in moved:
+            src = next(e for e in design if e.key == moved[exp.key])
+            assert role == "eval" and lr == choose_lr(src, records, cells[src.cell_key])
+    assert any(u[0].key in moved for u in todo)
 
-    # really run two of the eight runs, then plan again with their records
+
+# ----------------------------------------------------------------------------- end to end
+
+
+def test_smoke_sweep_runs_end_to_end_and_resumes(tmp_path, capsys):
     out = tmp_path / "scale.jsonl"
-    records = run_sweep(scale.sweep_spec("smoke", seeds), out, max_runs=2)
-    assert len(records) == 2
-    first = [e for e in design if e.key == records[0]["experiment_key"]][0]
-    half = scale.plan(design, seeds, records, seconds=seconds, file=io.StringIO())
-    assert half["done_runs"] == 2 and half["remaining_runs"] == 6
-    done = sum(
-        scale.run_seconds(e, seconds[(e.budget, e.num_layers)])
-        for e in design
-        for r in records
-        if r["experiment_key"] == e.key
-    )
-    assert first is not None and half["done_core_hours"] == pytest.approx(done / 3600)
-    assert math.isclose(half["done_core_hours"] + half["remaining_core_hours"], expected / 3600)
-
-
-def test_plan_command_line(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("RNNLAB_CACHE", str(tmp_path))
-    assert main(["plan", "scale", "--profile", "smoke"]) == 0
+    # interrupted after 3 runs, then resumed by the same command: nothing is repeated
+    assert main(["run-scale", "--profile", "smoke", "--jobs", "1", "--out", str(out),
+                 "--max-runs", "3"]) == 0  # fmt: skip
+    assert len(load_results(out)) == 3
+    assert main(["run-scale", "--profile", "smoke", "--jobs", "1", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "scale plan: 4 experiments" in text and "runs: 8" in text and "run_sweep" in text
-    assert (tmp_path / "step_seconds.json").exists()
+    assert "not evidence" in text and "3 already in" in text
+    records = load_results(out)
+    ids = [r["run_id"] for r in records]
+    assert len(ids) == len(set(ids))
+    spec = scale.sweep_spec("smoke")
+    design = spec.experiments
+    evals = [r for r in records if r["role"] == "eval"]
+    assert len(evals) == len(design) * len(spec.seeds)  # every cell has every reporting seed
+    cells = cells_of(design)
+    tuned = [e for e in design if e.key not in dict(spec.lr_from)]
+    assert {r["experiment_key"] for r in records if r["role"] == "tune"} == {e.key for e in tuned}
+    by_key = {e.key: e for e in design}
+    for r in evals:
+        e = by_key[r["experiment_key"]]
+        src = spec.source(e) or e
+        assert r["lr"] == choose_lr(src, records, cells[src.cell_key])
+        assert r["metrics"]["steps"] == e.train.max_steps == r["experiment"]["train"]["max_steps"]
+    for r in records:  # provenance
+        assert r["lab"] == "scale" and r["profile"] == "smoke" and r["device"] == "cpu"
+        assert r["versions"]["torch"] and r["git_commit"] and r["wall_time_s"] > 0
+        assert r["task_info"]["files_sha256"] and r["experiment"]["labels"]["lr_tuned_at_steps"]
+    ckpt = scale.default_checkpoint_dir(out)
+    assert ckpt.name == "scale.jsonl.ckpt" and not list(ckpt.glob("*.pt"))  # deleted when done
+
+    # the plan of the finished file: all done, nothing named as remaining
+    timings = tmp_path / "timings.json"
+    timings.write_text(json.dumps(fake_timings(design)))
+    assert main(["plan", "scale", "--profile", "smoke", "--out", str(out),
+                 "--timings", str(timings)]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "remaining 0" in text and "every run of the design is done" in text
+    check = scale.transfer_check(spec, records)  # the smoke check cell: 12K x 24 steps
+    assert [(r["budget_target"], r["steps"], r["num_layers"]) for r in check] == [
+        (12_000, 24, 1),
+        (12_000, 24, 2),
+    ]
+    for row in check:
+        assert row["short_steps"] == 12 and row["short_rate"] in (0.002, 0.004)
+        assert row["grid_steps_apart"] in (0, 1) and row["best_val"] <= row["val_at_transferred"]
+    assert "transfer check, B=12K L=1: rate tuned at 12 steps" in text
+    assert f"run-scale --profile smoke --jobs 2 --out {out}" in text
+
+
+def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path):
+    spec = scale.sweep_spec("smoke")
+    design = spec.experiments
+    timings = fake_timings(design)
+    moved = dict(spec.lr_from)
+    tuned = [e for e in design if e.key not in moved]
+    n_tune = len(tuned) * len(design[0].lr_grid) * len(TUNE_SEEDS)
+
+    def cost(e):
+        return scale.run_seconds(e, 0.01 * e.num_layers, 0.001)
+
+    expected = sum(cost(e) for e in tuned) * len(design[0].lr_grid) * len(TUNE_SEEDS) + sum(
+        cost(e) for e in design
+    ) * len(spec.seeds)
+    buf = io.StringIO()
+    empty = scale.plan(spec, [], timings=timings, file=buf)
+    assert empty["runs"] == spec.n_runs() == n_tune + len(design) * len(spec.seeds)
+    assert empty["tune_runs"] == n_tune and empty["done_runs"] == 0
+    assert empty["core_hours"] == pytest.approx(expected / 3600)
+    text = buf.getvalue()
+    assert f"runs: {empty['runs']} ({n_tune} tuning" in text and "core-hours (estimated)" in text
+    # the next runs are named, in run order: the first cell's tuning
+    assert "next runs" in text and "12 steps  B=12K L=1 tune seed=10000 lr=0.002" in text
+    assert empty["remaining"][0] == "    12 steps  B=12K L=1 tune seed=10000 lr=0.002"
+
+    # really run four runs, then plan again with their records
+    out = tmp_path / "scale.jsonl"
+    records = run_sweep(spec, out, max_runs=4)
+    half = scale.plan(spec, records, timings=timings, file=io.StringIO())
+    assert half["done_runs"] == 4 and half["remaining_runs"] == empty["runs"] - 4
+    assert half["done_core_hours"] == pytest.approx(
+        sum(cost(next(e for e in design if e.key == r["experiment_key"])) for r in records) / 3600
+    )
+    assert math.isclose(half["done_core_hours"] + half["remaining_core_hours"], expected / 3600)
+    names = set(half["remaining"])
+    assert not names & {
+        scale._unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],
+                         r["seed"], r["lr"] if r["role"] == "tune" else None)
+        for r in records
+    }  # fmt: skip
+
+
+def test_plan_command_line_reference_uses_the_committed_benchmark(capsys, tmp_path):
+    out = tmp_path / "none.jsonl"
+    assert main(["plan", "scale", "--profile", "reference", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "scale plan (reference): 36 experiments = 4 budgets x 3 depths x 3" in text
+    assert "runs: 270 (90 tuning + 180 reporting); done 0; remaining 270" in text
+    assert f"run-scale --profile reference --jobs 2 --out {out}" in text
     assert main(["plan", "scale", "--profile", "huge"]) == 2
+
+
+def test_committed_benchmark_covers_the_reference_design_with_provenance():
+    doc = scale.load_timings()
+    prov = doc["provenance"]
+    assert prov["torch_threads"] == 1 and prov["cpu"] and prov["started_utc"]
+    assert prov["versions"]["torch"] and prov["git_commit"]
+    seconds = scale.step_seconds(scale.scale_experiments("reference"), doc)
+    assert len(seconds) == 12
+    for (budget, depth), (step, window) in seconds.items():
+        assert 0 < step < 5 and 0 < window < 0.1, (budget, depth)
+    assert {c["timed_steps"] for c in doc["cells"]} >= {200}
+
+
+def test_scale_results_are_not_read_as_lab_results(tmp_path):
+    """The labs read data/results/*.jsonl; the scale map lives in data/results/scale/."""
+    from rnnlab import status
+
+    (tmp_path / "scale").mkdir()
+    (tmp_path / "scale" / "reference.jsonl").write_text('{"run_id": "x"}\n')
+    assert status.load_runs(tmp_path) == []
+    assert scale.default_out("reference").parent.name == "scale"
+    assert scale.default_out("reference").parent.parent.name == "results"
+
+
+def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    """run_scale checkpoints into <out>.ckpt; a run that dies after step 8 resumes there and ends
+    as the uninterrupted run did (the same metrics and curves, on the CPU)."""
+    import rnnlab.train as train_mod
+
+    reference = scale.run_scale("smoke", tmp_path / "ref.jsonl", jobs=1, max_runs=1)[0]
+    out = tmp_path / "out.jsonl"
+    ckdir = scale.default_checkpoint_dir(out)
+    real_train, real_save = train_mod.train_model, train_mod.save_checkpoint
+
+    def every_step(*args, **kwargs):
+        return real_train(*args, **{**kwargs, "checkpoint_every_s": 0})
+
+    def save_then_die(path, state):
+        real_save(path, state)
+        if state["step"] == 8:
+            raise RuntimeError("killed")
+
+    monkeypatch.setattr(train_mod, "train_model", every_step)
+    monkeypatch.setattr(train_mod, "save_checkpoint", save_then_die)
+    died = scale.run_scale("smoke", out, jobs=1)  # every run that can start dies at step 8
+    assert len(died) == 0 and len(died.failures) >= 1
+    saved = {p.stem: p for p in ckdir.iterdir() if p.suffix == ".pt"}
+    assert set(saved) == {f["run_id"] for f in died.failures} and reference["run_id"] in saved
+    monkeypatch.setattr(train_mod, "save_checkpoint", real_save)
+    loaded = []
+    real_load = train_mod.load_checkpoint
+
+    def load_and_note(path, fingerprint):
+        state = real_load(path, fingerprint)
+        loaded.append(None if state is None else state["step"])
+        return state
+
+    monkeypatch.setattr(train_mod, "load_checkpoint", load_and_note)
+    resumed = scale.run_scale("smoke", out, jobs=1, max_runs=1)[0]
+    assert loaded == [8]  # it went on from step 8, it did not start over
+    assert resumed["run_id"] == reference["run_id"] and not saved[resumed["run_id"]].exists()
+    for key in ("val", "test", "best_step", "steps"):
+        assert resumed["metrics"][key] == reference["metrics"][key]
+    strip = [[{k: v for k, v in r.items() if k != "elapsed_s"} for r in rec["curves"]]
+             for rec in (resumed, reference)]  # fmt: skip
+    assert strip[0] == strip[1]

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rnnlab {labs,run,summarize,merge,reproduce,findings}``.
+"""Command line: ``python -m rnnlab {labs,run,summarize,merge,reproduce,findings,plan,run-scale}``.
 
 Examples::
 
@@ -9,6 +9,8 @@ Examples::
     python -m rnnlab summarize runs/lab-a-cpu.jsonl
     python -m rnnlab merge part1.jsonl part2.jsonl --out lab-b-gpu.jsonl
     python -m rnnlab reproduce --profile cpu          # every lab into data/results/ (resumes)
+    python -m rnnlab plan scale --profile reference   # the scale map's runs and core-hours
+    python -m rnnlab run-scale --profile reference --jobs 2   # run (or resume) the scale map
 
 A run that is interrupted (Ctrl-C, a Colab disconnect) resumes when the same command is run
 again: finished runs are read back from ``--out`` and skipped. Several ``run`` processes may
@@ -191,8 +193,69 @@ def cmd_findings(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from rnnlab.scale import plan_command
 
-    plan_command(args.profile, args.out)
+    plan_command(args.profile, args.out, timings=args.timings)
     return 0
+
+
+def cmd_run_scale(args: argparse.Namespace) -> int:
+    import time
+
+    from rnnlab import scale
+    from rnnlab.sweep import progress_line
+
+    out = Path(args.out) if args.out else scale.default_out(args.profile)
+    seeds = _seed_list(args.seeds)
+    spec = scale.sweep_spec(args.profile, seeds)
+    ResultsStore(out).check_writable()
+    ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
+    total = spec.n_runs()
+    done = [len(load_results(out))]
+    print(
+        f"scale {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
+        f"{total} runs before grid extensions; {done[0]} already in {out}; checkpoints in {ckpt}",
+        flush=True,
+    )
+    if args.profile == "smoke":
+        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
+    t0 = time.perf_counter()
+
+    def log(rec: dict) -> None:
+        done[0] += 1
+        print(progress_line(rec, done[0], total), flush=True)
+
+    def log_failure(failure: dict) -> None:
+        print(
+            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
+            f"(run {failure['run_id']}): {failure['error']}",
+            flush=True,
+        )
+
+    records = scale.run_scale(
+        args.profile,
+        out,
+        jobs=args.jobs,
+        checkpoint_dir=ckpt,
+        seeds=seeds,
+        device=args.device,
+        threads=args.threads,
+        max_runs=args.max_runs,
+        on_record=log,
+        on_failure=log_failure,
+    )
+    print(f"scale {args.profile}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    return _failed_status(records, out)
+
+
+def _seed_list(text: str | None) -> tuple[int, ...] | None:
+    """``--seeds``: a count (``5``: seeds 0..4) or a comma-separated list (``0,3``)."""
+    if text is None:
+        return None
+    try:
+        if "," in text:
+            return tuple(int(s) for s in text.split(","))
+        return tuple(range(int(text)))
+    except ValueError:
+        raise UsageError(f"--seeds must be a count or a list like 0,1,2, got {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -235,8 +298,25 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plan", help="print an experiment's compute plan (runs, core-hours)")
     pl.add_argument("experiment", choices=["scale"])
     pl.add_argument("--profile", default="reference", help="reference or smoke")
-    pl.add_argument("--out", help="results file whose finished runs count as done")
+    pl.add_argument(
+        "--out",
+        help="results file whose finished runs count as done "
+        "(default: data/results/scale/PROFILE.jsonl for reference, runs/scale-PROFILE.jsonl else)",
+    )
+    pl.add_argument("--timings", help="benchmark file (default data/scale_step_seconds.json)")
     pl.set_defaults(func=cmd_plan)
+    rs = sub.add_parser(
+        "run-scale", help="run (or resume) the scale map: budget x training length x depth"
+    )
+    rs.add_argument("--profile", default="reference", help="reference or smoke")
+    rs.add_argument("--out", help="results file (default: as for plan scale)")
+    rs.add_argument("--checkpoint-dir", help="per-run checkpoints (default: <out>.ckpt)")
+    rs.add_argument("--jobs", type=int, default=2, help="parallel processes (1 thread each)")
+    rs.add_argument("--seeds", help="reporting seeds: a count (5) or a list (0,1,2)")
+    rs.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
+    rs.add_argument("--threads", type=int, help="torch threads per process")
+    rs.add_argument("--max-runs", type=int, help="stop after this many new runs")
+    rs.set_defaults(func=cmd_run_scale)
     return p
 
 

@@ -198,16 +198,65 @@ def data_seed_for(experiment: Experiment, seed: int) -> int:
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """A lab's sweep in one profile: its experiments and its reporting seeds."""
+    """A lab's sweep in one profile: its experiments and its reporting seeds.
+
+    ``lr_from`` (optional) transfers tuned learning rates: pairs ``(key, source_key)`` of
+    experiment keys, both in ``experiments``. Experiment ``key`` is then not tuned; its reporting
+    runs use the rate chosen for ``source_key`` (by its own cell's tuning) and start once that
+    tuning is complete. A cell (the experiment without its depth) is transferred whole: all of
+    its depths, each from a source in one tuned cell. Used by :mod:`rnnlab.scale`, which tunes at
+    the shortest training length and reuses the rate at the longer ones.
+    """
 
     lab: str
     profile: str
     experiments: tuple[Experiment, ...]
     seeds: tuple[int, ...]
+    lr_from: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.lr_from:
+            return
+        by_key = {e.key: e for e in self.experiments}
+        sources = dict(self.lr_from)
+        if len(sources) != len(self.lr_from):
+            raise ValueError("lr_from names an experiment twice")
+        for key, src in self.lr_from:
+            if key not in by_key or src not in by_key:
+                missing = key if key not in by_key else src
+                raise ValueError(f"lr_from names experiment {missing!r}, which is not in the sweep")
+            if src in sources:
+                raise ValueError(f"lr_from: source {src!r} takes its own rate from another one")
+            if len(by_key[src].lr_grid) < 2:
+                raise ValueError(f"lr_from: source {src!r} has a one-rate grid (nothing is tuned)")
+        for cell in cells_of(self.experiments).values():
+            moved = [e.key in sources for e in cell]
+            if any(moved) and not all(moved):
+                raise ValueError(
+                    "lr_from must transfer a whole cell (every depth of it) or none of it; "
+                    f"cell of {cell[0].key!r} is partly transferred"
+                )
+            if all(moved) and len({by_key[sources[e.key]].cell_key for e in cell}) != 1:
+                raise ValueError(
+                    f"lr_from: the depths of cell of {cell[0].key!r} take their rates from "
+                    "different cells"
+                )
+
+    def source(self, experiment: Experiment) -> Experiment | None:
+        """The experiment whose tuned rate ``experiment`` uses (``None``: it is tuned itself)."""
+        src = dict(self.lr_from).get(experiment.key)
+        if src is None:
+            return None
+        return next(e for e in self.experiments if e.key == src)
 
     def n_runs(self) -> int:
         """Runs of the initial design (grid extensions, decided by the data, add more)."""
-        tune = sum(len(e.lr_grid) * len(TUNE_SEEDS) for e in self.experiments if len(e.lr_grid) > 1)
+        moved = dict(self.lr_from)
+        tune = sum(
+            len(e.lr_grid) * len(TUNE_SEEDS)
+            for e in self.experiments
+            if len(e.lr_grid) > 1 and e.key not in moved
+        )
         return tune + len(self.experiments) * len(self.seeds)
 
 
@@ -558,11 +607,23 @@ def shard(experiments: Sequence[Experiment], index: int, count: int) -> list[Exp
 def pending_units(
     spec: SweepSpec, records: Sequence[dict]
 ) -> list[tuple[Experiment, str, int, float]]:
-    """Runs that can start now: missing tuning runs of each cell's current grid, and evaluation
-    runs of experiments whose cell is tuned."""
+    """Runs that can start now, in design order: missing tuning runs of each cell's current grid,
+    and evaluation runs of experiments whose cell is tuned (or, for a transferred cell, whose
+    source cell is tuned; see :attr:`SweepSpec.lr_from`)."""
     done = {r["run_id"] for r in records}
     todo = []
-    for cell in cells_of(spec.experiments).values():
+    cells = cells_of(spec.experiments)
+    for cell in cells.values():
+        if spec.lr_from and spec.source(cell[0]) is not None:  # a transferred rate
+            for exp in cell:
+                src = spec.source(exp)
+                lr = choose_lr(src, records, cells[src.cell_key])
+                if lr is None:  # the source's tuning is not complete yet
+                    continue
+                for seed in spec.seeds:
+                    if run_id(exp, "eval", seed, lr) not in done:
+                        todo.append((exp, "eval", seed, lr))
+            continue
         grid, complete = cell_grid(cell, records)
         if len(grid) > 1 and not complete:
             for exp in cell:
