@@ -110,7 +110,7 @@ def run_lab_on_text(
     _, info = read_text_file(path)
     cut = {e.n_train for e in experiments} - {e.n_train for e in base.experiments}
     print(
-        f"{lab.name} on {info['path']} ({info['size_bytes']:,} bytes, sha256 "
+        f"{lab.name} on {shown_path(info['path'])} ({info['size_bytes']:,} bytes, sha256 "
         f"{info['sha256'][:16]}...): profile {prof.name}; {len(experiments)} experiments, "
         f"{len(spec.seeds)} seeds, {spec.n_runs()} runs; {len(load_results(out))} already in "
         f"{shown_path(out)}",
