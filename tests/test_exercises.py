@@ -350,3 +350,86 @@ def test_flops_prediction_reports_the_share_and_accepts_any_number(capsys) -> No
 def test_flops_prediction_rejects_non_predictions(bad) -> None:
     with pytest.raises(AssertionError, match="check_flops_prediction"):
         exercises.check_flops_prediction(bad)
+
+
+# --------------------------------------------------------------------------------------------
+# Conceptual questions (multiple choice) and predictions checked against data
+
+CONCEPT_CHECKS = {
+    "check_depth_coefficient_answer": exercises.DEPTH_COEFFICIENT,
+    "check_narrow_state_answer": exercises.NARROW_STATE,
+    "check_scale_reading_answer": exercises.SCALE_READING,
+    "check_split_answer": exercises.HASH_SPLIT,
+    "check_critical_path_answer": exercises.CRITICAL_PATH,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONCEPT_CHECKS))
+def test_concept_question_accepts_only_its_answer(name: str, capsys) -> None:
+    question, check = CONCEPT_CHECKS[name], getattr(exercises, name)
+    assert sorted(question.options) == ["A", "B", "C", "D"] and question.answer in question.options
+    # Every option explains itself: the right one says why it is right, the others why not.
+    for key, feedback in question.options.items():
+        assert feedback.startswith("Right" if key == question.answer else "No"), (key, feedback)
+    assert check(f" {question.answer.lower()}) ") == question.options[question.answer]
+    assert name in capsys.readouterr().out
+    for wrong in sorted(set(question.options) - {question.answer}):
+        with pytest.raises(AssertionError, match=f"{name}: {wrong} is not right"):
+            check(wrong)
+
+
+@pytest.mark.parametrize("bad", [None, "", "E", "AB", 2])
+def test_concept_question_rejects_a_non_answer(bad) -> None:
+    with pytest.raises(AssertionError, match="answer with one of A, B, C, D"):
+        exercises.check_split_answer(bad)
+
+
+def test_halving_prediction_counts_real_modules(capsys) -> None:
+    import torch
+
+    stack = sum(p.numel() for p in torch.nn.LSTM(32, 256, 3).parameters())
+    single = sum(p.numel() for p in torch.nn.LSTM(32, 512).parameters())
+    rep = exercises.check_halving_prediction(1.25)
+    assert rep.actual == pytest.approx(stack / single) and rep.close
+    assert not exercises.check_halving_prediction(0.5).close
+    assert "(2L-1)/4 = 1.25" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="check_halving_prediction"):
+        exercises.check_halving_prediction("half")
+
+
+def _majority_effect_by_hand() -> float:
+    """L=2 minus L=1 test accuracy on Lab A's majority task, mean over paired seeds, computed
+    from the committed records without the analysis module."""
+    from rnnlab.labs import load_reference
+
+    scores: dict[int, dict[int, float]] = {1: {}, 2: {}}
+    for r in load_reference("lab-a", "cpu"):
+        if r.get("role") == "eval" and r["experiment"]["labels"].get("task") == "majority":
+            if r["num_layers"] in scores:
+                scores[r["num_layers"]][r["seed"]] = r["metrics"]["test"]
+    seeds = sorted(set(scores[1]) & set(scores[2]))
+    assert len(seeds) >= 5
+    return sum(scores[2][s] - scores[1][s] for s in seeds) / len(seeds)
+
+
+def test_effect_prediction_compares_with_the_committed_results(capsys) -> None:
+    expected = _majority_effect_by_hand()
+    rep = exercises.check_effect_prediction(0.1, lab="lab-a", cell={"task": "majority"})
+    assert rep.actual == pytest.approx(expected)
+    assert rep.error == pytest.approx(0.1 - expected)
+    out = capsys.readouterr().out
+    assert "majority" in out and "95% interval" in out
+    assert ("sign right" in out) == (expected > 0)
+
+
+def test_effect_prediction_rejects_bad_input() -> None:
+    with pytest.raises(AssertionError, match="check_effect_prediction"):
+        exercises.check_effect_prediction(2.0, lab="lab-a", cell={"task": "majority"})
+    with pytest.raises(AssertionError, match="write your prediction as a number"):
+        exercises.check_effect_prediction(None, lab="lab-a", cell={"task": "majority"})
+    with pytest.raises(ValueError, match="must match exactly one cell"):
+        exercises.check_effect_prediction(0.0, lab="lab-a", cell={"task": "digits"})  # two
+    with pytest.raises(ValueError, match="must match exactly one cell"):
+        exercises.check_effect_prediction(0.0, lab="lab-a", cell={"task": "no such task"})
+    with pytest.raises(ValueError, match="no cpu reference results"):
+        exercises.check_effect_prediction(0.0, lab="lab-a", cell={}, records=[])

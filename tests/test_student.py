@@ -318,6 +318,9 @@ def test_stub_and_its_check_are_tagged_raises_exception() -> None:
     tags = [c.metadata.get("tags", []) for c in out.cells]
     assert "raises-exception" in tags[1] and "raises-exception" in tags[3]
     assert "raises-exception" not in tags[4]
+    # On the student website an unanswered stub shows no traceback (issue 13).
+    assert "remove-output" in tags[1] and "remove-output" in tags[3]
+    assert "remove-output" not in tags[4]
     assert "BEGIN SOLUTION" not in out.cells[0].source
     assert "raise NotImplementedError(...)" in out.cells[0].source
 

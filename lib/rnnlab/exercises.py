@@ -34,7 +34,16 @@ from rnnlab import params
 __all__ = [
     "CaseResult",
     "CheckReport",
+    "MultipleChoice",
+    "PredictionReport",
     "check_bits_per_char",
+    "check_critical_path_answer",
+    "check_depth_coefficient_answer",
+    "check_effect_prediction",
+    "check_halving_prediction",
+    "check_narrow_state_answer",
+    "check_scale_reading_answer",
+    "check_split_answer",
     "check_depth_advantage",
     "check_gru_count",
     "check_matched_width",
@@ -372,20 +381,20 @@ def _tuple_diff(expected: Any, got: Any) -> float:
         return math.inf
 
 
-def check_welch_interval(answer: Callable[[Sequence[float], Sequence[float]], Any]) -> CheckReport:
-    r"""Check ``answer(wide, deep) -> (diff, low, high)``: the difference of means
-    :math:`\bar x_\text{deep} - \bar x_\text{wide}` and its 95% Welch interval.
-
-    Reference: :func:`rnnlab.stats.welch_interval` (which equals SciPy's
-    ``ttest_ind(deep, wide, equal_var=False).confidence_interval()``). Accepted within 1e-6.
-    """
+def _check_interval(
+    name: str,
+    answer: Callable[..., Any],
+    reference: Callable[..., Any],
+    cases: Sequence[Mapping[str, Any]],
+    atol: float = 1e-6,
+) -> CheckReport:
+    """Check an answer that returns a ``(diff, low, high)`` tuple, accepted when every entry is
+    within ``atol`` of the reference; the report shows the largest entry-wise distance."""
 
     def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
-        return _tuple_diff(expected, got) <= 1e-6
+        return _tuple_diff(expected, got) <= atol
 
-    check = compare_cases(
-        "check_welch_interval", answer, _welch_reference, SCORE_CASES, accept=accept
-    )
+    check = compare_cases(name, answer, reference, cases, accept=accept)
     # compare_cases measures differences of numbers only; show the tuple distance instead
     results = tuple(
         CaseResult(r.case, r.expected, r.got, r.passed, _tuple_diff(r.expected, r.got), r.error)
@@ -394,6 +403,16 @@ def check_welch_interval(answer: Callable[[Sequence[float], Sequence[float]], An
         for r in check.results
     )
     return report(CheckReport(check.name, results, check.not_implemented))
+
+
+def check_welch_interval(answer: Callable[[Sequence[float], Sequence[float]], Any]) -> CheckReport:
+    r"""Check ``answer(wide, deep) -> (diff, low, high)``: the difference of means
+    :math:`\bar x_\text{deep} - \bar x_\text{wide}` and its 95% Welch interval.
+
+    Reference: :func:`rnnlab.stats.welch_interval` (which equals SciPy's
+    ``ttest_ind(deep, wide, equal_var=False).confidence_interval()``). Accepted within 1e-6.
+    """
+    return _check_interval("check_welch_interval", answer, _welch_reference, SCORE_CASES)
 
 
 #: (low, high, claim) cases of the verdict rule, including the edge cases.
@@ -541,20 +560,7 @@ def check_paired_interval(answer: Callable[[Sequence[float], Sequence[float]], A
     Reference: :func:`rnnlab.stats.paired_compare` (equal to SciPy's
     ``ttest_rel(deep, wide).confidence_interval()``). Accepted within 1e-6.
     """
-
-    def accept(case: Mapping[str, Any], expected: Any, got: Any) -> bool:
-        return _tuple_diff(expected, got) <= 1e-6
-
-    check = compare_cases(
-        "check_paired_interval", answer, _paired_reference, PAIRED_CASES, accept=accept
-    )
-    results = tuple(
-        CaseResult(r.case, r.expected, r.got, r.passed, _tuple_diff(r.expected, r.got), r.error)
-        if not r.error
-        else r
-        for r in check.results
-    )
-    return report(CheckReport(check.name, results, check.not_implemented))
+    return _check_interval("check_paired_interval", answer, _paired_reference, PAIRED_CASES)
 
 
 #: (low, high, margin, claim) cases of the four-verdict rule, with its edge cases.
@@ -653,6 +659,21 @@ class PredictionReport:
         return abs(self.error) <= self.tolerance
 
 
+def _prediction_value(
+    check: str, prediction: Any, what: str, unit: str, low: float = 0.0, high: float = 10.0
+) -> float:
+    """``prediction`` as a float, or :class:`AssertionError` naming ``check`` unless it is a
+    number in ``(low, high]`` (``what`` and ``unit`` say what kind of number is expected)."""
+    if isinstance(prediction, bool) or not _is_number(prediction):
+        raise AssertionError(f"{check}: write your prediction as a number, got {prediction!r}")
+    value = float(prediction)
+    if not (low < value <= high and math.isfinite(value)):
+        raise AssertionError(
+            f"{check}: {what} is a number in ({low:g}, {high:g}] ({unit}), got {value!r}"
+        )
+    return value
+
+
 def check_halving_prediction(
     prediction: Any,
     *,
@@ -672,16 +693,9 @@ def check_halving_prediction(
     For :math:`d \gg m` the share tends to :math:`(2L-1)/4`, so three layers at half width hold
     *more* than one layer at full width.
     """
-    if isinstance(prediction, bool) or not _is_number(prediction):
-        raise AssertionError(
-            f"check_halving_prediction: write your prediction as a number, got {prediction!r}"
-        )
-    value = float(prediction)
-    if not 0 < value <= 10:
-        raise AssertionError(
-            "check_halving_prediction: a share of a budget is a positive number (1.0 = the whole "
-            f"budget), got {value!r}"
-        )
+    value = _prediction_value(
+        "check_halving_prediction", prediction, "a share of a budget", "1.0 = the whole budget"
+    )
     import torch
 
     half = max(1, hidden_size // 2)
@@ -703,35 +717,234 @@ def check_halving_prediction(
     return result
 
 
-#: Feedback for each option of :func:`check_depth_coefficient_answer`.
-DEPTH_COEFFICIENT_OPTIONS: dict[str, str] = {
-    "A": "No: each layer has ONE recurrent matrix per gate (W_h*, d x d).",
-    "B": (
-        "Right: layers 2..L read the d-dimensional hidden state below them, so each has a d x d "
-        "input matrix besides its d x d recurrent matrix: 1 + 2(L-1) = 2L-1 blocks of d^2 per gate."
-    ),
-    "C": "No: biases are vectors of length d; they add 4d per bias and layer, never d^2.",
-    "D": "No: every layer of torch.nn.LSTM has its own matrices; nothing is shared.",
-}
-DEPTH_COEFFICIENT_ANSWER = "B"
+@dataclass(frozen=True)
+class MultipleChoice:
+    """A short conceptual question with options ``A``-``D``: feedback for every option (why it is
+    right or wrong) and the one right answer. The question itself is in the chapter's text."""
+
+    check: str
+    options: Mapping[str, str]
+    answer: str
+
+    def __call__(self, answer: Any) -> str:
+        """Print the feedback for ``answer``; raise :class:`AssertionError` unless it is right
+        (or unless it is one of the options at all). Returns the feedback."""
+        key = str(answer).strip().upper().rstrip(".)") if answer is not None else ""
+        if key not in self.options:
+            raise AssertionError(
+                f"{self.check}: answer with one of {', '.join(self.options)}; got {answer!r}"
+            )
+        feedback = self.options[key]
+        print(f"{self.check}: {key}. {feedback}")
+        if key != self.answer:
+            raise AssertionError(f"{self.check}: {key} is not right. {feedback}")
+        return feedback
+
+
+#: Chapter 1: why is the d^2 coefficient of an L-layer stack 4(2L-1)?
+DEPTH_COEFFICIENT = MultipleChoice(
+    "check_depth_coefficient_answer",
+    {
+        "A": "No: each layer has ONE recurrent matrix per gate (W_h*, d x d).",
+        "B": (
+            "Right: layers 2..L read the d-dimensional hidden state below them, so each has a "
+            "d x d input matrix besides its d x d recurrent matrix: 1 + 2(L-1) = 2L-1 blocks of "
+            "d^2 per gate."
+        ),
+        "C": "No: biases are vectors of length d; they add 4d per bias and layer, never d^2.",
+        "D": "No: every layer of torch.nn.LSTM has its own matrices; nothing is shared.",
+    },
+    "B",
+)
+
+#: Lab A: what does a classifier lose when the stack gets deeper at equal parameters?
+NARROW_STATE = MultipleChoice(
+    "check_narrow_state_answer",
+    {
+        "A": (
+            "No: equal parameters do not mean equal representations. The parameters are spread "
+            "over more layers, so each layer (and the one the head reads) is narrower."
+        ),
+        "B": (
+            "Right: the head reads only the top layer's hidden state at the last timestep. At a "
+            "fixed budget the d^2 coefficient grows as 4(2L-1), so d shrinks about as "
+            "1/sqrt(2L-1) for large d: at L=4 the state the classifier reads is about "
+            "1/sqrt(7), or 38%, as wide as at L=1 (the embedding and head move it a little). "
+            "That is the mechanism behind 'width helps classification'."
+        ),
+        "C": (
+            "No: the embedding (where the task has one) is the same size at every depth; only the "
+            "hidden size d is matched to the budget."
+        ),
+        "D": "No: every depth reads the whole sequence; the number of timesteps does not change.",
+    },
+    "B",
+)
+
+#: Lab B: how to read a verdict measured at one scale.
+SCALE_READING = MultipleChoice(
+    "check_scale_reading_answer",
+    {
+        "A": (
+            "No: that generalises beyond what was measured. The verdict holds at this lab's "
+            "budgets and training length; the literature sees depth help character LMs at larger "
+            "budgets trained to convergence, a regime this lab does not reach."
+        ),
+        "B": (
+            "Right: a verdict is a statement about the scale it was measured at. Here one wide "
+            "layer is ahead at these budgets and this training length, with most groups still "
+            "improving; whether depth overtakes at larger budgets or longer training is a "
+            "separate measurement (the scale map, in this lab and on the Findings page)."
+        ),
+        "C": (
+            "No: a result that contradicts a claim is still a result. The design was declared "
+            "before the runs, the rates were tuned per depth, and every seed is reported."
+        ),
+        "D": (
+            "No: 'equivalent' needs the whole interval inside plus or minus the smallest effect "
+            "of interest; an interval entirely on one side of it says that one design is ahead."
+        ),
+    },
+    "B",
+)
+
+#: Lab C: why split the examples by a hash of the expression?
+HASH_SPLIT = MultipleChoice(
+    "check_split_answer",
+    {
+        "A": "No: speed is not the point; both ways are fast enough for a few thousand examples.",
+        "B": (
+            "Right: when the space of distinct expressions is small, drawing the test set first "
+            "and rejecting its expressions from training pushes whole kinds of expression out of "
+            "training (version 1 had no two-argument expression at nesting 1 in any training "
+            "set). A hash puts every kind of expression into train, val and test in the same "
+            "proportions, so the three splits share one distribution."
+        ),
+        "C": (
+            "No: the hash decides where an expression goes, not how many examples each split gets."
+        ),
+        "D": (
+            "No: the hash partitions the distinct expressions, so no expression is in two splits; "
+            "a test expression the model saw in training would measure memory, not composition."
+        ),
+    },
+    "B",
+)
+
+#: The design chapter: why can a deeper stack be slower at the same FLOPs per token?
+CRITICAL_PATH = MultipleChoice(
+    "check_critical_path_answer",
+    {
+        "A": "No: a multiply-add costs the same in any layer.",
+        "B": (
+            "Right: layer l at time t must wait for layer l at t-1 and for layer l-1 at t. A naive "
+            "stack runs L*T dependent steps (L+T-1 with a wavefront), each a matrix product about "
+            "1/sqrt(2L-1) as wide, which keeps less of the hardware busy. Same FLOPs, longer "
+            "sequential path."
+        ),
+        "C": "No: the models are matched to the same number of parameters (within 2%).",
+        "D": (
+            "No: torch.nn.LSTM (and cuDNN) run multi-layer stacks natively; the cost is in the "
+            "dependencies between steps, not in missing support."
+        ),
+    },
+    "B",
+)
 
 
 def check_depth_coefficient_answer(answer: Any) -> str:
-    """Check the conceptual question "why is the d^2 coefficient 4(2L-1)?" (options A-D).
+    """Chapter 1: "why is the d^2 coefficient 4(2L-1)?" (options A-D; see
+    :data:`DEPTH_COEFFICIENT`)."""
+    return DEPTH_COEFFICIENT(answer)
 
-    Prints feedback for the chosen option; raises :class:`AssertionError` unless it is right.
-    Returns the feedback.
+
+def check_narrow_state_answer(answer: Any) -> str:
+    """Lab A: "what does the classifier lose when the stack gets deeper at equal parameters?"
+    (options A-D; see :data:`NARROW_STATE`)."""
+    return NARROW_STATE(answer)
+
+
+def check_scale_reading_answer(answer: Any) -> str:
+    """Lab B: "how do you read a verdict measured at one budget and training length?"
+    (options A-D; see :data:`SCALE_READING`)."""
+    return SCALE_READING(answer)
+
+
+def check_split_answer(answer: Any) -> str:
+    """Lab C: "why split ListOps by a hash of the expression?" (options A-D; see
+    :data:`HASH_SPLIT`)."""
+    return HASH_SPLIT(answer)
+
+
+def check_critical_path_answer(answer: Any) -> str:
+    """Design chapter: "why can a deeper stack be slower at equal FLOPs per token?" (options
+    A-D; see :data:`CRITICAL_PATH`)."""
+    return CRITICAL_PATH(answer)
+
+
+# --------------------------------------------------------------------------------------------
+# The labs: predict a measured effect, then compare with the committed reference results
+# --------------------------------------------------------------------------------------------
+
+
+def check_effect_prediction(
+    prediction: Any,
+    *,
+    lab: str,
+    cell: Mapping[str, object],
+    deep: int | None = None,
+    profile: str = "cpu",
+    tolerance: float = 0.02,
+    records: Sequence[dict] | None = None,
+) -> PredictionReport:
+    """Compare a prediction of a depth advantage, written down *before* reading the results,
+    with the mean advantage measured in ``lab``'s committed reference results.
+
+    ``cell`` picks one cell of the lab by its labels (for example ``{"task": "majority"}``); it
+    must match exactly one. The advantage is the mean over seeds of the deep model's score minus
+    the one-layer model's, oriented so that **positive means the deeper model is better** (for
+    bits per character, lower is better). ``deep`` defaults to the lab's comparison depth.
+    ``records`` replaces the committed results (for tests). Any number in ``(-1, 1]`` passes: a
+    prediction may be wrong, that is the point of making one. The printout says whether its sign
+    was right and how far it was from the measurement and from the interval.
     """
-    key = str(answer).strip().upper().rstrip(".)") if answer is not None else ""
-    if key not in DEPTH_COEFFICIENT_OPTIONS:
-        raise AssertionError(
-            f"check_depth_coefficient_answer: answer with one of A, B, C, D; got {answer!r}"
+    from rnnlab import analysis
+    from rnnlab.labs import get_lab, load_reference
+
+    value = _prediction_value(
+        "check_effect_prediction", prediction, "a depth advantage", "deep minus wide", -1.0, 1.0
+    )
+    spec = get_lab(lab)
+    deep = spec.deep if deep is None else deep
+    if records is None:
+        records = load_reference(lab, profile)
+    if not records:
+        raise ValueError(
+            f"check_effect_prediction: lab {lab!r} has no {profile} reference results to compare "
+            "with (data/results/)"
         )
-    feedback = DEPTH_COEFFICIENT_OPTIONS[key]
-    print(f"check_depth_coefficient_answer: {key}. {feedback}")
-    if key != DEPTH_COEFFICIENT_ANSWER:
-        raise AssertionError(f"check_depth_coefficient_answer: {key} is not right. {feedback}")
-    return feedback
+    cells = analysis.compare_cells(records, wide=spec.wide, deep=deep, claim="depth")
+    chosen = [c for c in cells if all(dict(c.cell).get(k) == v for k, v in cell.items())]
+    if len(chosen) != 1:
+        raise ValueError(
+            f"check_effect_prediction: cell={dict(cell)!r} must match exactly one cell of {lab}; "
+            f"it matches {len(chosen)} of: {', '.join(c.name for c in cells)}"
+        )
+    comp = chosen[0].comparison
+    result = PredictionReport(prediction=value, actual=comp.effect, tolerance=float(tolerance))
+    if value == 0 or comp.effect == 0:
+        sign = "no sign to compare (a difference of exactly 0)"
+    else:
+        sign = "sign right" if (value > 0) == (comp.effect > 0) else "sign wrong"
+    inside = comp.ci_low <= value <= comp.ci_high
+    print(
+        f"check_effect_prediction: {chosen[0].name}, {analysis.metric_words(chosen[0].metric)}, "
+        f"L={deep} minus L={spec.wide} (positive = deeper better), {comp.n} seeds: measured "
+        f"{comp.effect:+.3f} [{comp.ci_low:+.3f}, {comp.ci_high:+.3f}] | your prediction "
+        f"{value:+.3f} (difference {result.error:+.3f}); {sign}; "
+        f"{'inside' if inside else 'outside'} the 95% interval"
+    )
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -788,16 +1001,9 @@ def check_flops_prediction(
     twice the weights that are used per token, and the budget holds the weights nearly fixed, the
     share is close to 1; the embedding (a lookup, no FLOPs) and the head's width move it a little.
     """
-    if isinstance(prediction, bool) or not _is_number(prediction):
-        raise AssertionError(
-            f"check_flops_prediction: write your prediction as a number, got {prediction!r}"
-        )
-    value = float(prediction)
-    if not 0 < value <= 10:
-        raise AssertionError(
-            "check_flops_prediction: a share of FLOPs is a positive number (1.0 = as many as one "
-            f"layer), got {value!r}"
-        )
+    value = _prediction_value(
+        "check_flops_prediction", prediction, "a share of FLOPs", "1.0 = as many as one layer"
+    )
     from rnnlab import cost
     from rnnlab.models import matched_config
 

@@ -116,6 +116,25 @@ def verdict_sentence(row: dict) -> str:
     return f"**{row['verdict']}**{ahead} at {row['scale']['text']}"
 
 
+def scale_map_lines(results_dir: str | Path) -> list[str]:
+    """Claim (b) over budget x training length (:mod:`rnnlab.scalemap`), from
+    ``<results_dir>/scale/reference.jsonl``: how much of the map is done (a partial map is
+    marked provisional), where depth's advantage is supported, and each budget's crossover."""
+    from rnnlab import scalemap
+
+    path = Path(results_dir) / "scale" / "reference.jsonl"
+    records = load_results(path) if path.exists() else []
+    head = "**Claim (b) over scale: the map** (character LMs on Python source, reference profile, "
+    if not records:
+        return ["", head + "cpu): no results yet."]
+    return [
+        "",
+        head + f"cpu, {scalemap.status(records).text()}; Lab B shows the map):",
+        "",
+        *scalemap.summary_lines(records),
+    ]
+
+
 def findings_markdown(results_dir: str | Path) -> str:
     """The generated block: a claims x verdicts table with the scale of every verdict, then
     each claim's cells with paired intervals, Holm-adjusted p-values and test-set sizes."""
@@ -137,6 +156,7 @@ def findings_markdown(results_dir: str | Path) -> str:
             f"{verdict_sentence(r)} | {' / '.join(map(str, counts))} | "
             f"{r['runs']} (design: {r['runs_expected']} before grid extensions){complete} |"
         )
+    lines += scale_map_lines(results_dir)
     lines += ["", "The claims, as the seed states them, and what the literature reports:", ""]
     seen = set()
     for r in rows:

@@ -400,16 +400,21 @@ def gap_heatmap(
     source: str = "",
     row_label: str | None = None,
     col_label: str | None = None,
+    rows: Sequence | None = None,
+    cols: Sequence | None = None,
+    effect_label: str = "depth advantage (accuracy, fraction)\n> 0: L=2 better, < 0: L=1 better",
 ) -> Figure:
     """A heat map of the depth advantage over a grid, with its uncertainty visible.
 
     Colour encodes the estimate, but a colour alone would make the cell with the widest interval
     look the most certain; so every cell is annotated with the effect, its 95% interval and its
-    verdict, and a cell whose interval contains 0 is drawn faded and hatched."""
-    rows = sorted({dict(c.cell)[row_key] for c in comparisons})
-    cols = sorted({dict(c.cell)[col_key] for c in comparisons})
+    verdict, and a cell whose interval contains 0 is drawn faded and hatched. ``rows`` and
+    ``cols`` fix the grid (a design's values); a grid cell without a comparison is left blank and
+    marked "not run yet". ``effect_label`` names the effect and its unit on the colour bar."""
+    rows = sorted({dict(c.cell)[row_key] for c in comparisons}) if rows is None else list(rows)
+    cols = sorted({dict(c.cell)[col_key] for c in comparisons}) if cols is None else list(cols)
     if not rows or not cols:
-        raise ValueError("comparisons must not be empty")
+        raise ValueError("comparisons must not be empty (or give rows and cols)")
     grid = np.full((len(rows), len(cols)), np.nan)
     notes = {}
     uncertain = []
@@ -421,7 +426,10 @@ def gap_heatmap(
         notes[i, j] = f"{k.effect:+.3f}\n[{k.ci_low:+.3f}, {k.ci_high:+.3f}]\n{verdict}"
         if not (k.ci_low > 0 or k.ci_high < 0):
             uncertain.append((i, j))
-    lim = np.nanmax(np.abs(grid)) or 1.0
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            notes.setdefault((i, j), "not run yet")
+    lim = (np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 0.0) or 1.0
     fig = Figure(figsize=(2.3 * len(cols) + 2.4, 1.35 * len(rows) + 1.9), layout="constrained")
     ax = fig.subplots()
     im = ax.imshow(grid, cmap="PuOr", vmin=-lim, vmax=lim, aspect="auto", origin="lower")
@@ -441,14 +449,14 @@ def gap_heatmap(
             )
         )
     for (i, j), text in notes.items():
-        dark = abs(grid[i, j]) > 0.6 * lim and (i, j) not in uncertain
+        dark = bool(abs(grid[i, j]) > 0.6 * lim) and (i, j) not in uncertain
         ax.text(j, i, text, ha="center", va="center", fontsize=8, color="w" if dark else "k")
     ax.set_xticks(range(len(cols)), [f"{c:,}" if isinstance(c, int) else str(c) for c in cols])
-    ax.set_yticks(range(len(rows)), [str(r) for r in rows])
+    ax.set_yticks(range(len(rows)), [f"{r:,}" if isinstance(r, int) else str(r) for r in rows])
     ax.set_xlabel(col_label or col_key)
     ax.set_ylabel(row_label or row_key)
     cb = fig.colorbar(im, ax=ax)
-    cb.set_label("depth advantage (accuracy, fraction)\n> 0: L=2 better, < 0: L=1 better")
+    cb.set_label(effect_label)
     ax.set_title(title + "\n(hatched and faded: the 95% interval contains 0)", fontsize=10)
     _source_note(fig, source)
     return fig

@@ -24,7 +24,9 @@ student copy
 - has no outputs and no execution counts;
 - tags each stubbed code cell, and the code cell right after it (its self-check), with
   ``raises-exception``: both raise until the student answers, and the tag tells myst-nb (the
-  student website's build) and nbval that this is expected;
+  student website's build) and nbval that this is expected; and with ``remove-output``, so the
+  student website shows the exercise, not the traceback of its unanswered stub (in Jupyter and
+  Colab the tag changes nothing: the student sees the check's message when running it);
 - never mentions the solution markers in its instructions: a markdown mention of
   ``### BEGIN SOLUTION`` (e.g. "write it in the cell marked ...") is reworded to point at the
   ``raise NotImplementedError(...)`` line the student copy has instead;
@@ -58,6 +60,7 @@ STUB = 'raise NotImplementedError("Exercise: write your solution here")'
 MARKDOWN_STUB = "*Write your answer here.*"
 SOLUTION_TAG = "solution"
 RAISES_TAG = "raises-exception"
+REMOVE_OUTPUT_TAG = "remove-output"
 #: How a student copy's markdown refers to the place an answer goes (no marker there).
 STUB_MENTION = "`raise NotImplementedError(...)`"
 _MARKER_MENTION = re.compile(
@@ -186,12 +189,10 @@ def student_notebook(nb: nbformat.NotebookNode, *, name: str) -> nbformat.Notebo
                 )
             stubbed = has_solution(source)
             cell.source = stub_solutions(source, where=where)
-            if stubbed:
+            if stubbed or raise_next:  # a stub, or the self-check of the exercise just stubbed
                 _add_tag(cell, RAISES_TAG)
-                raise_next = True
-            elif raise_next:
-                _add_tag(cell, RAISES_TAG)  # the self-check of the exercise just stubbed
-                raise_next = False
+                _add_tag(cell, REMOVE_OUTPUT_TAG)
+                raise_next = stubbed
             cell.outputs = []
             cell.execution_count = None
             cell.metadata.pop("execution", None)

@@ -122,6 +122,17 @@ def test_student_exercise_cells_hold_stubs(student_site_dir: Path) -> None:
     assert "exercise" in html.lower()
 
 
+def test_student_pages_show_no_traceback(student_site_dir: Path) -> None:
+    """An unanswered exercise raises until the student answers it; the student website shows the
+    exercise and its stub, never the traceback (the stubs' outputs are removed)."""
+    shown = [
+        page.relative_to(student_site_dir).as_posix()
+        for page in sorted((student_site_dir / "chapters").glob("*.html"))
+        if "output traceback" in page.read_text(encoding="utf-8")
+    ]
+    assert not shown, f"tracebacks on student pages: {shown}"
+
+
 @pytest.fixture
 def student_site_dir() -> Path:
     from conftest import STUDENT_SITE_DIR, site_is_built

@@ -1,0 +1,240 @@
+r"""The scale map: claim (b) over budget x training length, read from the scale experiment.
+
+:mod:`rnnlab.scale` designs and runs the experiment (character LMs on Python's standard library,
+depths 1, 2 and 4 at every budget and training length, 5 seeds per cell). This module turns its
+results into what the book shows:
+
+* **the map** (:func:`map_cells`): in every budget x length cell, the paired depth advantage of
+  L=2 (or L=4) over L=1 with its 95% interval and one of the four verdicts, Holm-corrected across
+  the cells of the map (one family per deep depth), exactly as the labs judge a claim;
+* **where depth starts to win** (:func:`supported_frontier`): the smallest budgets and lengths at
+  which depth's advantage is *supported*, i.e. the cells with a supported verdict that no other
+  supported cell is smaller than in both budget and length;
+* **the crossover** (:func:`crossovers`): per budget, the training length at which the mean
+  advantage changes sign from width to depth, interpolated linearly in
+  :math:`\log(\text{steps})` between the two lengths around it, with a bootstrap interval
+  (seeds resampled with replacement in every cell, the cells independently). When the sign does
+  not change inside the map, the crossover is **bounded**, not extrapolated: "beyond the longest
+  length" when width is ahead at every length, "at or below the shortest" when depth already
+  leads there.
+
+A partial results file gives a partial map: a cell enters only with at least two seeds of both
+depths, and :func:`status` counts the runs present against the design, so that the book can mark
+the map *provisional* with that count. Nothing here fills in a missing cell.
+
+>>> _crossing([1500, 3000, 6000], [-0.02, -0.01, 0.01])  # doctest: +ELLIPSIS
+4242.6...
+>>> _crossing([1500, 3000, 6000], [-0.02, -0.01, -0.005]) == math.inf
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from rnnlab import analysis, stats
+from rnnlab.sweep import eval_records
+
+WIDE = 1
+DEEP_DEPTHS = (2, 4)
+BUDGET_KEY = "budget_target"
+LENGTH_KEY = "steps"
+
+
+def _key(c: analysis.CellComparison) -> tuple[int, int]:
+    d = dict(c.cell)
+    return int(d[BUDGET_KEY]), int(d[LENGTH_KEY])
+
+
+def map_cells(
+    records: Sequence[dict], *, deep: int, plan: stats.AnalysisPlan = stats.PLAN_V2
+) -> list[analysis.CellComparison]:
+    """Every budget x length cell with at least two paired seeds: L=``deep`` against L=1,
+    positive = depth better (lower bits per character), with the four verdicts of ``plan`` and
+    Holm's correction across the cells returned (the map is one family per ``deep``)."""
+    if deep <= WIDE:
+        raise ValueError(f"deep must be a depth greater than {WIDE}, got {deep!r}")
+    cells = [
+        c
+        for c in analysis.compare_cells(records, wide=WIDE, deep=deep, claim="depth", plan=plan)
+        if c.comparison.n >= 2
+    ]
+    judged = stats.judge_cells([c.comparison for c in cells], plan)
+    return sorted((replace(c, comparison=k) for c, k in zip(cells, judged, strict=True)), key=_key)
+
+
+def supported_frontier(cells: Sequence[analysis.CellComparison]) -> list[tuple[int, int]]:
+    """The ``(budget, steps)`` of the supported cells that no other supported cell is at most
+    as large as in both budget and length: where depth's advantage starts to be supported.
+    Empty when no cell is supported."""
+    won = sorted(_key(c) for c in cells if c.comparison.verdict == "supported")
+    return [k for k in won if not any(o != k and o[0] <= k[0] and o[1] <= k[1] for o in won)]
+
+
+def _crossing(lengths: Sequence[float], advantages: Sequence[float]) -> float:
+    """The length at which ``advantages`` (ordered by ``lengths``) first turn from <= 0 to > 0,
+    interpolated linearly in log length; ``-inf`` if depth is already ahead at the shortest length,
+    ``+inf`` if it is never ahead."""
+    if advantages[0] > 0:
+        return -math.inf
+    for k in range(1, len(lengths)):
+        a0, a1 = advantages[k - 1], advantages[k]
+        if a0 <= 0 < a1:
+            x0, x1 = math.log(lengths[k - 1]), math.log(lengths[k])
+            return math.exp(x0 + (0 - a0) / (a1 - a0) * (x1 - x0))
+    return math.inf
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """Where depth overtakes width along training length, at one budget.
+
+    ``estimate`` is the interpolated crossing (steps) of the mean advantages, ``-inf`` / ``inf``
+    when it is at or below the shortest / beyond the longest length measured; ``low`` and
+    ``high`` are the 2.5% and 97.5% percentiles of the crossing over ``n_boot`` bootstrap
+    resamples (with the same infinities when a bound is all the resamples allow); ``share_beyond``
+    is the share of resamples in which depth never leads inside the map."""
+
+    budget: int
+    deep: int
+    lengths: tuple[int, ...]
+    advantages: tuple[float, ...]
+    estimate: float
+    low: float
+    high: float
+    share_beyond: float
+    n_boot: int
+
+    def text(self) -> str:
+        """The crossover in words, with its interval or its bound."""
+        shortest, longest = f"{self.lengths[0]:,}", f"{self.lengths[-1]:,}"
+        where = f"at {self.budget:,} parameters, L={self.deep} against L=1"
+        if len(self.lengths) < 2:
+            return f"{where}: only {shortest} steps measured so far, no crossover can be located"
+        if self.estimate == math.inf:
+            return (
+                f"{where}: width leads at every length measured ({shortest}-{longest} steps), so "
+                f"the crossover, if any, is beyond {longest} steps (in {self.share_beyond:.0%} of "
+                f"{self.n_boot:,} bootstrap resamples depth never leads inside the map)"
+            )
+        if self.estimate == -math.inf:
+            return f"{where}: depth already leads at {shortest} steps, the shortest length"
+        high = "beyond the map" if self.high == math.inf else f"{self.high:,.0f}"
+        low = f"at or below {shortest}" if self.low == -math.inf else f"{self.low:,.0f}"
+        return (
+            f"{where}: depth overtakes width at about {self.estimate:,.0f} steps "
+            f"(95% bootstrap interval {low} to {high} steps)"
+        )
+
+
+def crossovers(
+    records: Sequence[dict], *, deep: int = 2, n_boot: int = 2000, seed: int = 0
+) -> list[Crossover]:
+    """One :class:`Crossover` per budget that has at least one cell, from the paired per-seed
+    differences of :func:`map_cells` (the bootstrap uses ``seed``, so the result is fixed)."""
+    if n_boot < 100:
+        raise ValueError(f"n_boot must be at least 100, got {n_boot!r}")
+    by_budget: dict[int, list[analysis.CellComparison]] = {}
+    for c in map_cells(records, deep=deep):
+        by_budget.setdefault(_key(c)[0], []).append(c)
+    rng = np.random.default_rng(seed)
+    out = []
+    for budget, cells in sorted(by_budget.items()):
+        cells = sorted(cells, key=_key)
+        lengths = [_key(c)[1] for c in cells]
+        diffs = [np.asarray(c.comparison.differences, dtype=float) for c in cells]
+        means = [float(d.mean()) for d in diffs]
+        boots = np.empty(n_boot)
+        for b in range(n_boot):
+            sample = [float(d[rng.integers(0, len(d), len(d))].mean()) for d in diffs]
+            boots[b] = _crossing(lengths, sample)
+        low, high = (float(np.quantile(boots, q, method="inverted_cdf")) for q in (0.025, 0.975))
+        out.append(
+            Crossover(
+                budget=budget,
+                deep=deep,
+                lengths=tuple(lengths),
+                advantages=tuple(means),
+                estimate=_crossing(lengths, means),
+                low=low,
+                high=high,
+                share_beyond=float(np.mean(boots == math.inf)),
+                n_boot=n_boot,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class MapStatus:
+    """How much of the map's design is in a results file."""
+
+    runs: int
+    eval_runs: int
+    eval_expected: int
+    runs_expected: int
+
+    @property
+    def complete(self) -> bool:
+        return self.eval_runs >= self.eval_expected
+
+    def text(self) -> str:
+        state = "complete" if self.complete else "**provisional**"
+        return (
+            f"{state}: {self.eval_runs} of {self.eval_expected} reporting runs and {self.runs} "
+            f"runs in all (the design has {self.runs_expected} before any grid extension)"
+        )
+
+
+def status(records: Sequence[dict], profile: str = "reference") -> MapStatus:
+    """Count the runs of ``records`` against the design of the scale profile ``profile``."""
+    from rnnlab.scale import sweep_spec
+
+    spec = sweep_spec(profile)
+    n_eval = len(spec.experiments) * len(spec.seeds)
+    return MapStatus(
+        runs=len(records),
+        eval_runs=len(eval_records(records)),
+        eval_expected=n_eval,
+        runs_expected=spec.n_runs(),
+    )
+
+
+def design_grid(profile: str = "reference") -> tuple[list[int], list[int]]:
+    """The budgets (targets) and training lengths of the scale profile's design, ascending."""
+    from rnnlab.scale import design
+
+    d = design(profile)
+    return sorted(int(b) for b in d["budgets"]), sorted(int(s) for s in d["steps"])
+
+
+def summary_lines(
+    records: Sequence[dict], *, deeps: Sequence[int] = DEEP_DEPTHS, n_boot: int = 2000
+) -> list[str]:
+    """Markdown bullets for the book and the Findings page: per deep depth, where depth's
+    advantage is supported (or that it is nowhere yet, with the cells measured and their
+    verdicts), and the crossover of every budget measured."""
+    lines = []
+    for deep in deeps:
+        cells = map_cells(records, deep=deep)
+        if not cells:
+            lines.append(f"- L={deep} against L=1: no cell of the map has results yet.")
+            continue
+        counts = {v: sum(c.comparison.verdict == v for c in cells) for v in stats.VERDICTS_V2}
+        tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        frontier = supported_frontier(cells)
+        where = (
+            "depth's advantage is supported from "
+            + " and from ".join(f"{b:,} parameters at {s:,} steps" for b, s in frontier)
+            if frontier
+            else "depth's advantage is supported in none of them"
+        )
+        lines.append(
+            f"- L={deep} against L=1, {len(cells)} of the map's cells measured ({tally}): {where}."
+        )
+        lines += [f"  - {x.text()}." for x in crossovers(records, deep=deep, n_boot=n_boot)]
+    return lines

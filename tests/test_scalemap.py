@@ -1,0 +1,141 @@
+"""Tests for rnnlab.scalemap: the map's cells, where depth starts to win, and the crossover."""
+
+from __future__ import annotations
+
+import doctest
+import math
+
+import numpy as np
+import pytest
+
+from rnnlab import plots, scalemap
+
+LENGTHS = (1_500, 3_000, 6_000)
+
+
+def _record(budget: int, steps: int, depth: int, seed: int, bpc: float) -> dict:
+    labels = {"task": "charlm-stdlib", "budget_target": budget, "steps": steps}
+    return {
+        "role": "eval",
+        "experiment": {"labels": labels, "n_test": 1_024},
+        "budget": budget,
+        "num_layers": depth,
+        "seed": seed,
+        "metrics": {"test": bpc, "metric": "bits_per_char", "higher_is_better": False},
+    }
+
+
+def _map(advantage: dict[tuple[int, int], float], *, seeds: int = 5, noise: float = 0.002):
+    """Records whose L=2 bits per character are L=1's minus ``advantage[(budget, steps)]``
+    (so a positive advantage means depth is better), with a little paired noise per seed."""
+    rng = np.random.default_rng(7)
+    out = []
+    for (budget, steps), adv in advantage.items():
+        for seed in range(seeds):
+            base = 2.0 + 0.1 * rng.standard_normal()
+            out.append(_record(budget, steps, 1, seed, base))
+            out.append(_record(budget, steps, 2, seed, base - adv + noise * rng.standard_normal()))
+    return out
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(scalemap).failed == 0
+
+
+def test_crossing_interpolates_in_log_steps_and_bounds_outside_the_map() -> None:
+    x = scalemap._crossing(LENGTHS, [-0.02, -0.01, 0.01])
+    assert x == pytest.approx(math.exp((math.log(3_000) + math.log(6_000)) / 2))
+    assert scalemap._crossing(LENGTHS, [-0.02, -0.01, -0.001]) == math.inf
+    assert scalemap._crossing(LENGTHS, [0.01, 0.02, 0.03]) == -math.inf
+    # an advantage of exactly 0 is not yet a lead: the crossing is where it leaves 0
+    assert scalemap._crossing(LENGTHS, [-0.03, 0.0, 0.02]) == pytest.approx(3_000)
+
+
+def test_map_cells_judge_each_cell_with_the_right_sign() -> None:
+    records = _map({(25_000, 1_500): -0.05, (25_000, 6_000): 0.05, (63_000, 1_500): 0.0})
+    cells = {scalemap._key(c): c for c in scalemap.map_cells(records, deep=2)}
+    assert set(cells) == {(25_000, 1_500), (25_000, 6_000), (63_000, 1_500)}
+    assert cells[25_000, 1_500].comparison.verdict == "contradicted"
+    assert cells[25_000, 6_000].comparison.verdict == "supported"
+    assert cells[25_000, 6_000].comparison.effect == pytest.approx(0.05, abs=0.005)
+    assert cells[63_000, 1_500].comparison.verdict == "equivalent"  # within the 0.01 margin
+    assert not math.isnan(cells[25_000, 1_500].comparison.p_diff_adjusted)  # Holm applied
+
+
+def test_a_cell_with_one_seed_stays_out_of_the_map() -> None:
+    records = _map({(25_000, 1_500): 0.05}) + _map({(63_000, 1_500): 0.05}, seeds=1)
+    assert [scalemap._key(c) for c in scalemap.map_cells(records, deep=2)] == [(25_000, 1_500)]
+    with pytest.raises(ValueError, match="deep must be a depth greater than 1"):
+        scalemap.map_cells(records, deep=1)
+
+
+def test_supported_frontier_keeps_only_the_smallest_supported_cells() -> None:
+    advantage = {
+        (25_000, 1_500): -0.05,
+        (25_000, 6_000): 0.05,
+        (63_000, 3_000): 0.05,
+        (63_000, 6_000): 0.05,
+        (160_000, 1_500): 0.05,
+    }
+    cells = scalemap.map_cells(_map(advantage), deep=2)
+    assert scalemap.supported_frontier(cells) == [
+        (25_000, 6_000),
+        (63_000, 3_000),
+        (160_000, 1_500),
+    ]
+    none = scalemap.map_cells(_map({(25_000, 1_500): -0.05}), deep=2)
+    assert scalemap.supported_frontier(none) == []
+
+
+def test_crossover_inside_the_map_has_a_finite_bootstrap_interval() -> None:
+    records = _map({(25_000, s): a for s, a in zip(LENGTHS, (-0.02, -0.01, 0.01), strict=True)})
+    (x,) = scalemap.crossovers(records, deep=2, n_boot=500)
+    assert x.budget == 25_000 and x.lengths == LENGTHS
+    assert 3_000 < x.estimate < 6_000
+    assert 3_000 <= x.low <= x.estimate <= x.high <= 6_000
+    assert x.share_beyond < 0.05
+    assert "overtakes width at about" in x.text()
+    again = scalemap.crossovers(records, deep=2, n_boot=500)[0]
+    assert (again.low, again.high) == (x.low, x.high)  # a fixed bootstrap seed
+
+
+def test_crossover_outside_the_map_is_a_bound_not_an_extrapolation() -> None:
+    behind = _map({(25_000, s): a for s, a in zip(LENGTHS, (-0.05, -0.04, -0.03), strict=True)})
+    (x,) = scalemap.crossovers(behind, deep=2, n_boot=200)
+    assert x.estimate == math.inf and x.share_beyond == 1.0
+    assert "beyond 6,000 steps" in x.text()
+    ahead = _map({(25_000, s): 0.05 for s in LENGTHS})
+    (y,) = scalemap.crossovers(ahead, deep=2, n_boot=200)
+    assert y.estimate == -math.inf and "already leads at 1,500 steps" in y.text()
+    (z,) = scalemap.crossovers(_map({(25_000, 1_500): -0.05}), deep=2, n_boot=200)
+    assert "no crossover can be located" in z.text()
+    with pytest.raises(ValueError, match="n_boot must be at least 100"):
+        scalemap.crossovers(behind, n_boot=10)
+
+
+def test_status_counts_against_the_design() -> None:
+    records = _map({(25_000, 1_500): 0.0})
+    st = scalemap.status(records, "reference")
+    assert st.eval_runs == 10 and st.eval_expected == 4 * 3 * 3 * 5
+    assert not st.complete and "provisional" in st.text() and "10 of 180" in st.text()
+
+
+def test_heatmap_marks_cells_not_run_yet() -> None:
+    cells = scalemap.map_cells(_map({(25_000, 1_500): 0.05}), deep=2)
+    budgets, lengths = scalemap.design_grid("reference")
+    fig = plots.gap_heatmap(
+        cells, row_key="budget_target", col_key="steps", rows=budgets, cols=lengths,
+        title="t", effect_label="bits per character",
+    )  # fmt: skip
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("not run yet") == len(budgets) * len(lengths) - 1
+    assert any("supported" in t for t in texts)
+
+
+def test_summary_lines_say_where_depth_is_supported_and_where_not() -> None:
+    advantage = {(25_000, s): a for s, a in zip(LENGTHS, (-0.05, -0.02, 0.05), strict=True)}
+    text = "\n".join(scalemap.summary_lines(_map(advantage), deeps=(2, 4), n_boot=200))
+    assert "L=2 against L=1, 3 of the map's cells measured (1 supported, 2 contradicted)" in text
+    assert "supported from 25,000 parameters at 6,000 steps" in text
+    assert "overtakes width at about" in text
+    assert "L=4 against L=1: no cell of the map has results yet." in text
