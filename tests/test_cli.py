@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from rnnlab.__main__ import main
 from rnnlab.labs import LABS, PROFILES, get_lab, resolve_profile
 
@@ -104,3 +106,32 @@ def test_summarize_missing_or_empty_file(tmp_path, capsys):
     empty.write_text("")
     assert main(["summarize", str(empty)]) == 1
     assert "no runs" in capsys.readouterr().err
+
+
+def test_nice_lowers_the_priority_of_its_own_session(tmp_path) -> None:
+    """--nice N: os.nice, and the autogroup's nice when the process leads its session (so that
+    a background sweep started with setsid yields to other sessions' work)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from rnnlab.__main__ import lower_priority; import os, pathlib; lower_priority(7); "
+        "g = pathlib.Path('/proc/self/autogroup'); "
+        "print(os.nice(0), g.read_text().split()[-1] if g.exists() else 'none')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        start_new_session=True,
+    ).stdout.split()  # fmt: skip
+    assert out[0] == "7"
+    if Path("/proc/self/autogroup").exists():
+        assert out[1] == "7"
+
+
+@pytest.mark.parametrize("bad", [-1, 20, True])
+def test_nice_rejects_values_outside_0_to_19(bad) -> None:
+    from rnnlab.__main__ import lower_priority
+
+    with pytest.raises(ValueError, match="--nice must be an integer from 0 to 19"):
+        lower_priority(bad)

@@ -129,3 +129,31 @@ def test_committed_results_are_readable() -> None:
 def test_build_environment_names_the_profile(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RNNLAB_PROFILE", "smoke")
     assert "`RNNLAB_PROFILE=smoke`" in status.build_environment_markdown()
+
+
+def _walltime_file(tmp_path: Path, minutes: float) -> Path:
+    row = {
+        "lab": "lab-a", "profile": "cpu", "jobs": 2, "wall_seconds": minutes * 60,
+        "wall_minutes": minutes, "load_average_before": [0.5, 0.4, 0.3],
+        "load_average_after": [2.0, 1.8, 1.1],
+        "reproduces_committed": {"runs_new": 117, "runs_committed": 117, "common": 117,
+                                 "identical": 117, "max_abs_test_difference": 0.0},
+    }  # fmt: skip
+    prov = {"date": "2026-12-02T00:19:11+00:00", "cpu_count": 2, "processor": "x86_64",
+            "torch": "2.13.0+cpu", "git_commit": "c7ac2024a1b2", "command": "python x",
+            "note": "idle"}  # fmt: skip
+    path = tmp_path / "lab-walltime-cpu.json"
+    path.write_text(json.dumps({"provenance": prov, "target_minutes": 30, "rows": [row]}))
+    return path
+
+
+def test_lab_walltime_table_checks_the_target(tmp_path: Path) -> None:
+    text = status.lab_walltime_markdown(_walltime_file(tmp_path, 12.4))
+    assert "| lab-a | 12.4 min | yes | 2 | 117 of 117 runs identical" in text
+    assert "Measured 2026-12-02 on 2 CPU cores" in text and "; idle." in text
+    slow = status.lab_walltime_markdown(_walltime_file(tmp_path, 31.0))
+    assert "| lab-a | 31.0 min | **no** |" in slow
+
+
+def test_lab_walltime_unmeasured_says_so(tmp_path: Path) -> None:
+    assert "has not been measured" in status.lab_walltime_markdown(tmp_path / "missing.json")

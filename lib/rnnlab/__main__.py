@@ -26,6 +26,7 @@ on stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -258,6 +259,30 @@ def _seed_list(text: str | None) -> tuple[int, ...] | None:
         raise UsageError(f"--seeds must be a count or a list like 0,1,2, got {text!r}") from None
 
 
+def lower_priority(niceness: int) -> None:
+    """``--nice N``: let this process, and the worker processes it starts, yield the CPU to
+    other work (tests, a book build) on the same machine.
+
+    ``os.nice`` alone is not enough on Linux: with autogroup scheduling (the default on most
+    distributions) the kernel first shares the CPU equally between *sessions* and applies nice
+    values only within one, so a niced sweep started with ``setsid`` still takes half of a
+    2-core machine from a test run in another terminal. When this process leads its own session
+    (``setsid ...``, as the README's background commands do), its autogroup gets the same nice
+    value too (``/proc/self/autogroup``); a process inside an interactive session leaves the
+    session's autogroup alone. ``N`` must be in 0..19."""
+    if isinstance(niceness, bool) or not isinstance(niceness, int) or not 0 <= niceness <= 19:
+        raise ValueError(f"--nice must be an integer from 0 to 19, got {niceness!r}")
+    if niceness == 0:
+        return
+    os.nice(niceness)
+    autogroup = Path("/proc/self/autogroup")
+    if os.getsid(0) == os.getpid() and autogroup.exists():
+        try:
+            autogroup.write_text(str(niceness))
+        except OSError:  # not permitted here: os.nice still applies within the session
+            pass
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rnnlab", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -271,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=1, help="parallel processes (1 thread each)")
     r.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
     r.add_argument("--threads", type=int, help="torch threads per process")
+    r.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
     r.add_argument(
         "--scheduler",
         help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
@@ -290,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--labs", nargs="*", choices=sorted(LABS))
     rp.add_argument("--jobs", type=int, default=2)
     rp.add_argument("--device")
+    rp.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
     rp.set_defaults(func=cmd_reproduce)
     f = sub.add_parser("findings", help="check (or --write) the Findings page against the data")
     f.add_argument("--write", action="store_true")
@@ -316,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
     rs.add_argument("--threads", type=int, help="torch threads per process")
     rs.add_argument("--max-runs", type=int, help="stop after this many new runs")
+    rs.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
     rs.set_defaults(func=cmd_run_scale)
     return p
 
@@ -323,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        lower_priority(getattr(args, "nice", 0))
         return args.func(args)
     except (ValueError, ResultsFileUnwritable, SchedulerUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -2,8 +2,8 @@
 
 ``chapters/05_findings.md`` holds a block between two markers that is written by
 ``python -m rnnlab findings --write`` from the committed results and checked by
-``python -m rnnlab findings --check`` (and by ``tests/test_findings.py``): if the page and the
-data disagree, the check fails. Nothing in the block is typed by hand.
+``python -m rnnlab findings`` without ``--write`` (and by ``tests/test_findings.py``): if the
+page and the data disagree, the check fails. Nothing in the block is typed by hand.
 """
 
 from __future__ import annotations

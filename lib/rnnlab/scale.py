@@ -599,8 +599,8 @@ def plan_command(
     print(f"results: {target} (checkpoints in {default_checkpoint_dir(target)})")
     print(f"to run or resume it (one thread per process): {run_command(profile, target)}")
     print(
-        "  in the background, niced: setsid nohup nice -n 10 env OMP_NUM_THREADS=1 "
-        f"{run_command(profile, target)} > scale-{profile}.log 2>&1 &"
+        "  in the background, niced: setsid nohup env OMP_NUM_THREADS=1 "
+        f"{run_command(profile, target)} --nice 10 > scale-{profile}.log 2>&1 &"
     )
     return result
 

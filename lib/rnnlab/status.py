@@ -216,3 +216,53 @@ def build_environment_markdown() -> str:
         f"Python {platform.python_version()}, torch {torch_version}, "
         f"on {platform.system()} {platform.machine()} with {os.cpu_count()} CPU cores."
     )
+
+
+def lab_walltime_markdown(path: str | Path | None = None) -> str:
+    """The measured wall time of each whole cpu lab on 2 cores (``benchmarks/time_labs.py``,
+    ``data/bench/lab-walltime-cpu.json``) as Markdown: minutes against the design's target,
+    whether the rerun reproduced the committed results run by run, the machine and its load.
+    Says so in a sentence when nothing has been measured."""
+    if path is None:
+        from rnnlab.paths import repo_root
+
+        path = repo_root() / "data" / "bench" / "lab-walltime-cpu.json"
+    path = Path(path)
+    if not path.exists():
+        return (
+            "The wall time of the cpu labs has not been measured on this checkout "
+            "(`python benchmarks/time_labs.py lab-a lab-b lab-c --json "
+            "data/bench/lab-walltime-cpu.json` measures it)."
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
+    prov, target = data["provenance"], data["target_minutes"]
+    rows = []
+    for r in data["rows"]:
+        rep = r["reproduces_committed"]
+        rows.append(
+            {
+                "lab": r["lab"],
+                "wall": f"{r['wall_minutes']:.1f} min",
+                "target": "yes" if r["wall_minutes"] <= target else "**no**",
+                "jobs": str(r["jobs"]),
+                "same": f"{rep['identical']} of {rep['common']} runs identical "
+                f"({rep['runs_new']} rerun, {rep['runs_committed']} committed)",
+                "load": f"{r['load_average_before'][0]:.1f} / {r['load_average_after'][0]:.1f}",
+            }
+        )
+    columns = (
+        ("lab", "Lab"),
+        ("wall", "Wall time (cpu profile)"),
+        ("target", f"Within {target} min?"),
+        ("jobs", "Processes"),
+        ("same", "Rerun equals the committed results"),
+        ("load", "Load average before / after"),
+    )
+    return (
+        markdown_table(rows, columns)
+        + f"\n\nMeasured {prov['date'][:10]} on {prov['cpu_count']} CPU cores "
+        + f"({prov['processor']}), torch {prov['torch']}, commit {prov['git_commit'][:10]}, "
+        + f"with `{prov['command']}`"
+        + (f"; {prov['note']}" if prov.get("note") else "")
+        + "."
+    )
