@@ -202,7 +202,7 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     import time
 
     from rnnlab import scale
-    from rnnlab.sweep import console_log
+    from rnnlab.sweep import progress_line
 
     out = Path(args.out) if args.out else scale.default_out(args.profile)
     seeds = _seed_list(args.seeds)
@@ -210,17 +210,26 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     ResultsStore(out).check_writable()
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
     total = spec.n_runs()
-    already = len(load_results(out))
+    done = [len(load_results(out))]
     print(
         f"scale {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
-        f"{total} runs before grid extensions; {already} already in {out}; checkpoints in {ckpt}",
+        f"{total} runs before grid extensions; {done[0]} already in {out}; checkpoints in {ckpt}",
         flush=True,
     )
     if args.profile == "smoke":
         print("note: the smoke profile checks code paths only; its numbers are not evidence.")
     t0 = time.perf_counter()
 
-    log, log_failure = console_log(total, already)
+    def log(rec: dict) -> None:
+        done[0] += 1
+        print(progress_line(rec, done[0], total), flush=True)
+
+    def log_failure(failure: dict) -> None:
+        print(
+            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
+            f"(run {failure['run_id']}): {failure['error']}",
+            flush=True,
+        )
 
     records = scale.run_scale(
         args.profile,
