@@ -67,6 +67,14 @@ PROFILES: dict[str, Profile] = {
         seeds=(0, 1, 2, 3, 4),
         target="<= 30 min per lab on 2 CPU cores (make results runs two jobs)",
     ),
+    "reference": Profile(
+        "reference",
+        "Hours of CPU compute, run in the background and resumable, committed so that nobody "
+        "has to rerun it: what the cpu profile cannot reach on 2 cores in 30 min (Lab D only).",
+        evidence=True,
+        seeds=(0, 1, 2, 3, 4),
+        target="a few core-hours on a CPU (measured wall time in the results)",
+    ),
     "gpu": Profile(
         "gpu",
         "A Colab-class GPU: budgets up to about 1M parameters, longer training, 5 seeds.",
@@ -202,9 +210,14 @@ class Lab:
     experiments: Callable[[str], tuple[Experiment, ...]]
     wide: int = 1  # the width side of the primary comparison
     deep: int = 2  # the depth side of the primary comparison (others are reported too)
+    profiles: tuple[str, ...] = ("smoke", "cpu", "gpu")  # the profiles this lab defines
 
     def sweep(self, profile: str, seeds: tuple[int, ...] | None = None) -> SweepSpec:
         prof = resolve_profile(profile)
+        if prof.name not in self.profiles:
+            raise ValueError(
+                f"profile must be one of {list(self.profiles)} for {self.name}, got {prof.name!r}"
+            )
         return SweepSpec(
             lab=self.name,
             profile=prof.name,
@@ -650,10 +663,17 @@ def _lab_d(profile: str) -> tuple[Experiment, ...]:
     # `python benchmarks/bench_lab_steps.py lab-d --profile cpu`, kept in
     # data/bench/lab-d-cpu-steps.json: 12-30 ms per step for the LM and ListOps, 8-12 ms for
     # memorize; about 59 core-minutes in all). One budget per task, depths 1, 2 and 4, the plain
-    # and the residual + LayerNorm stacks; depth 8, dropout and the projection control only in
-    # the gpu profile.
-    depths = (1, 2, 4, 8) if big else (1, 2, 4)
-    stacks = tuple(STACKS) if big else ("plain", "residual-ln")
+    # and the residual + LayerNorm stacks.
+    # reference: the cpu budgets and data, with everything the cpu profile leaves out (depth 8,
+    # dropout between layers, the projection control) and twice the training (four times for
+    # the memorisation probe, which the cpu profile leaves far from capacity). Planned from the
+    # measured wall times of the cpu runs (5-26 s per 1,000 steps by depth): about 3.5
+    # core-hours, run in the background (`make results-reference`).
+    # gpu: a larger LM budget, longer training.
+    ref = profile == "reference"
+    depths = (1, 2, 4, 8) if big or ref else (1, 2, 4)
+    stacks = tuple(STACKS) if big or ref else ("plain", "residual-ln")
+    steps = LAB_D_STEPS["gpu" if big else "reference" if ref else "cpu"]
     seq_len = 128 if big else 64
     windows = charlm_windows("charlm-english", seq_len)
     lm = _stacks_grid(
@@ -667,7 +687,7 @@ def _lab_d(profile: str) -> tuple[Experiment, ...]:
         options=(("seq_len", seq_len),),
         embedding_dim=32,
         train=TrainConfig(
-            max_steps=10_000 if big else LAB_D_CPU_STEPS["charlm"],
+            max_steps=steps["charlm"],
             batch_size=64 if big else 16,
             eval_every=250 if big else 100,
             warmup_steps=100,
@@ -684,11 +704,7 @@ def _lab_d(profile: str) -> tuple[Experiment, ...]:
         n_val=1_000,
         n_test=2_000,
         options=_listops_options((2, 2), 2, 64 if big else 48),
-        train=TrainConfig(
-            max_steps=5_000 if big else LAB_D_CPU_STEPS["listops"],
-            batch_size=64,
-            eval_every=100,
-        ),
+        train=TrainConfig(max_steps=steps["listops"], batch_size=64, eval_every=100),
         lr_grid=LR_GRID,
         labels=(("nesting", 2),),
     )
@@ -704,25 +720,27 @@ def _lab_d(profile: str) -> tuple[Experiment, ...]:
         options=MEMORIZE,
         embedding_dim=8,
         train=TrainConfig(
-            max_steps=20_000 if big else LAB_D_CPU_STEPS["memorize"],
-            batch_size=128,
-            eval_every=200,
+            max_steps=steps["memorize"], batch_size=128, eval_every=200 if big or not ref else 500
         ),
         lr_grid=LR_GRID,
     )
     return tuple(lm + nested + capacity)
 
 
-LAB_D_CPU_STEPS = {"charlm": 1_000, "listops": 1_000, "memorize": 3_000}
-"""Training steps of the cpu profile per task (sized from data/bench/lab-d-cpu-steps.json)."""
-
+LAB_D_STEPS = {
+    "cpu": {"charlm": 1_000, "listops": 1_000, "memorize": 3_000},
+    "reference": {"charlm": 2_000, "listops": 2_000, "memorize": 12_000},
+    "gpu": {"charlm": 10_000, "listops": 5_000, "memorize": 20_000},
+}
+"""Training steps per profile and task (the cpu ones sized from data/bench/lab-d-cpu-steps.json)."""
 
 LAB_D = Lab(
     name="lab-d",
     title="Lab D: making deep stacks trainable, and what depth costs",
-    description="Plain vs residual + LayerNorm stacks at L = 1, 2, 4 (8 on a GPU) on the "
-    "English character LM and ListOps, and a memorisation probe of bits stored per parameter: "
-    "is the depth penalty at equal parameters a lack of capacity or a failure to train?",
+    description="Plain vs residual + LayerNorm stacks at L = 1, 2, 4 (and 8, with dropout and "
+    "a projection control, in the reference profile) on the English character LM and ListOps, "
+    "and a memorisation probe of bits stored per parameter: is the depth penalty at equal "
+    "parameters a lack of capacity or a failure to train?",
     claims=(
         DesignClaim(
             "d1",
@@ -744,8 +762,30 @@ LAB_D = Lab(
             margin=CAPACITY_MARGIN,
             floor=CAPACITY_FLOOR,
         ),
+        DesignClaim(
+            "d3",
+            "At equal parameters, dropout (0.1) between layers, added to the residual + "
+            "LayerNorm stack, closes the gap to one layer further (judged at every depth > 1, "
+            "on the character LM and ListOps; reference and gpu profiles).",
+            "depth",
+            test="gap_closure",
+            base="residual-ln",
+            fix="residual-ln-dropout",
+        ),
+        DesignClaim(
+            "d4",
+            "At equal parameters, projecting each layer's output to half its cell width "
+            "(LSTMP, the wide-readout control) closes the gap to one layer that plain deep "
+            "stacks show (judged at every depth > 1, on the character LM and ListOps; reference "
+            "and gpu profiles).",
+            "depth",
+            test="gap_closure",
+            base="plain",
+            fix="projected",
+        ),
     ),
     experiments=_lab_d,
+    profiles=("smoke", "cpu", "reference", "gpu"),
 )
 
 
