@@ -136,7 +136,7 @@ def lab_times(skip_smoke: bool) -> None:
                 run_lab(name, profile="smoke", out=Path(tmp) / f"{name}.jsonl", jobs=1)
                 print(f"   smoke  {name}: {time.perf_counter() - t0:6.1f} s (target <= 20 s)")
     for name in LABS:
-        for profile in ("cpu", "gpu"):
+        for profile in ("cpu", "reference", "gpu"):
             path = results_dir() / f"{name}-{profile}.jsonl"
             recs = load_results(path)
             if not recs:

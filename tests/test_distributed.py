@@ -100,7 +100,7 @@ def test_sweep_resumes_after_the_scheduler_is_killed(tmp_path, cluster, monkeypa
     # a new scheduler (the module's cluster), found through $DASK_SCHEDULER_ADDRESS
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
     again: list[str] = []
-    monkeypatch.setattr("rnnlab.labs.progress_line", lambda rec, d, t: again.append(rec["run_id"]))
+    monkeypatch.setattr("rnnlab.sweep.progress_line", lambda rec, d, t: again.append(rec["run_id"]))
     assert main(args) == 0
     after = out.read_text().splitlines()
     assert after[: len(before)] == before  # finished runs kept as they were

@@ -12,13 +12,14 @@ from rnnlab.analysis import (
     equivalence_verdict,
     summary_rows,
 )
-from rnnlab.labs import LABS, PROFILES, STACKS, fit_budget, get_lab, task_example
+from rnnlab.labs import LABS, STACKS, fit_budget, get_lab, task_example
 from rnnlab.models import matched_config_for_task
 from rnnlab.sweep import _LATER_MODEL_DEFAULTS, Experiment
 
 
-@pytest.mark.parametrize("lab", list(LABS))
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize(
+    ("lab", "profile"), [(n, p) for n, lab in LABS.items() for p in lab.profiles]
+)
 def test_designs_are_budget_matched_and_fair(lab, profile):
     spec = get_lab(lab).sweep(profile)
     if profile != "smoke":
@@ -121,7 +122,7 @@ def test_lower_is_better_and_curve_gap():
 
 
 @pytest.mark.parametrize("lab", ["lab-a", "lab-b", "lab-c"])
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_model_options_leave_earlier_keys_unchanged(lab, profile):
     """Labs A-C set no design option, so their experiments' dicts (and keys) are as before."""
     for e in get_lab(lab).sweep(profile).experiments:
@@ -144,7 +145,7 @@ def test_a_design_option_changes_the_key_and_is_recorded():
         Experiment(**{**base.__dict__, "proj_size": 2, "proj_ratio": 0.5})
 
 
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", LABS["lab-d"].profiles)
 def test_lab_d_design(profile):
     spec = get_lab("lab-d").sweep(profile)
     exps = spec.experiments
@@ -163,10 +164,21 @@ def test_lab_d_design(profile):
         assert dict(e.model_options) | dict(STACKS[e.label("stack")]) == dict(e.model_options)
         if e.task == "memorize":
             assert e.n_test == e.n_train  # bits are counted on the whole training set
-    if profile == "gpu":
-        assert {8} <= {e.num_layers for e in exps} and {"projected"} <= {
-            e.label("stack") for e in exps
-        }
+    if profile in ("reference", "gpu"):  # what the cpu profile leaves out
+        assert {8} <= {e.num_layers for e in exps}
+        assert set(STACKS) <= {e.label("stack") for e in exps}
+    if profile == "reference":  # the cpu budgets, trained longer
+        cpu_exps = get_lab("lab-d").sweep("cpu").experiments
+        cpu = {(e.task, e.label("budget_target"), e.train.max_steps) for e in cpu_exps}
+        ref = {(e.task, e.label("budget_target"), e.train.max_steps) for e in exps}
+        assert {(t, b) for t, b, _ in cpu} == {(t, b) for t, b, _ in ref}
+        assert min(s for *_, s in ref) >= 2 * min(s for *_, s in cpu)
+
+
+def test_labs_reject_a_profile_they_do_not_define():
+    with pytest.raises(ValueError, match="profile must be one of .* for lab-a"):
+        get_lab("lab-a").sweep("reference")
+    assert "reference" in get_lab("lab-d").profiles
 
 
 def _lab_d_fake(task, stack, layers, seed, test, *, hib=True, n_test=100, params=1000):

@@ -9,6 +9,7 @@ Examples::
     python -m rnnlab summarize runs/lab-a-cpu.jsonl
     python -m rnnlab merge part1.jsonl part2.jsonl --out lab-b-gpu.jsonl
     python -m rnnlab reproduce --profile cpu          # every lab into data/results/ (resumes)
+    python -m rnnlab reproduce --profile reference    # the labs that define it (hours; resumes)
     python -m rnnlab plan scale --profile reference   # the scale map's runs and core-hours
     python -m rnnlab run-scale --profile reference --jobs 2   # run (or resume) the scale map
 
@@ -162,7 +163,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from rnnlab.paths import results_dir
 
     prof = resolve_profile(args.profile)
-    labs = args.labs or list(LABS)
+    labs = args.labs or [n for n, lab in LABS.items() if prof.name in lab.profiles]
     status = 0
     for name in labs:
         out = results_dir() / f"{name}-{prof.name}.jsonl"
@@ -202,7 +203,7 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     import time
 
     from rnnlab import scale
-    from rnnlab.sweep import progress_line
+    from rnnlab.sweep import console_log
 
     out = Path(args.out) if args.out else scale.default_out(args.profile)
     seeds = _seed_list(args.seeds)
@@ -210,26 +211,17 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     ResultsStore(out).check_writable()
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
     total = spec.n_runs()
-    done = [len(load_results(out))]
+    already = len(load_results(out))
     print(
         f"scale {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
-        f"{total} runs before grid extensions; {done[0]} already in {out}; checkpoints in {ckpt}",
+        f"{total} runs before grid extensions; {already} already in {out}; checkpoints in {ckpt}",
         flush=True,
     )
     if args.profile == "smoke":
         print("note: the smoke profile checks code paths only; its numbers are not evidence.")
     t0 = time.perf_counter()
 
-    def log(rec: dict) -> None:
-        done[0] += 1
-        print(progress_line(rec, done[0], total), flush=True)
-
-    def log_failure(failure: dict) -> None:
-        print(
-            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
-            f"(run {failure['run_id']}): {failure['error']}",
-            flush=True,
-        )
+    log, log_failure = console_log(total, already)
 
     records = scale.run_scale(
         args.profile,

@@ -79,7 +79,7 @@ def compute_table(lab: Lab):
     """Each profile's runs and the *measured* time of its committed reference results (or
     "not measured"): nothing about compute is stated without a measurement."""
     rows = []
-    for name in ("smoke", "cpu", "gpu"):
+    for name in lab.profiles:
         prof = resolve_profile(name)
         spec = lab.sweep(name)
         recs = load_reference(lab.name, name) if prof.evidence else []

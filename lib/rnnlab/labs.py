@@ -31,8 +31,8 @@ from rnnlab.sweep import (
     Experiment,
     SweepRecords,
     SweepSpec,
+    console_log,
     load_results,
-    progress_line,
     run_sweep,
     shard,
 )
@@ -872,18 +872,7 @@ def run_lab(
     if not prof.evidence:
         print("note: the smoke profile checks code paths only; its numbers are not evidence.")
     t0 = time.perf_counter()
-    done = [already]
-
-    def log(rec: dict) -> None:
-        done[0] += 1
-        print(progress_line(rec, done[0], total), flush=True)
-
-    def log_failure(failure: dict) -> None:
-        print(
-            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
-            f"(run {failure['run_id']}): {failure['error']}",
-            flush=True,
-        )
+    log, log_failure = console_log(total, already)
 
     records = run_sweep(
         spec,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rnnlab.paths import shown_path
-from rnnlab.sweep import Experiment, SweepSpec, load_results, progress_line, run_sweep, shard
+from rnnlab.sweep import Experiment, SweepSpec, console_log, load_results, run_sweep, shard
 
 
 def text_windows(num_chars: int, seq_len: int) -> int:
@@ -119,12 +119,7 @@ def run_lab_on_text(
     if cut:
         print(f"note: the text is short, so n_train is lowered to {sorted(cut)} windows")
     t0 = time.perf_counter()
-    done = [len(load_results(out))]
-    total = spec.n_runs()
-
-    def log(rec: dict) -> None:
-        done[0] += 1
-        print(progress_line(rec, done[0], total), flush=True)
+    log, log_failure = console_log(spec.n_runs(), already=len(load_results(out)))
 
     records = run_sweep(
         spec,
@@ -133,6 +128,7 @@ def run_lab_on_text(
         device=device,
         threads=threads,
         on_record=log,
+        on_failure=log_failure,
         progress=progress,
         checkpoint_dir=out.parent / f"{out.name}.ckpt",
     )

@@ -847,5 +847,27 @@ def progress_line(rec: dict, done: int, total: int) -> str:
     )
 
 
+def console_log(
+    total: int, already: int = 0
+) -> tuple[Callable[[dict], None], Callable[[dict], None]]:
+    """``(on_record, on_failure)`` callbacks for a sweep run from the command line: a
+    :func:`progress_line` per finished run, counted on from ``already``, and one ``FAILED`` line
+    per failed run."""
+    done = [already]
+
+    def on_record(rec: dict) -> None:
+        done[0] += 1
+        print(progress_line(rec, done[0], total), flush=True)
+
+    def on_failure(failure: dict) -> None:
+        print(
+            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
+            f"(run {failure['run_id']}): {failure['error']}",
+            flush=True,
+        )
+
+    return on_record, on_failure
+
+
 def print_flush(*args: Any) -> None:
     print(*args, flush=True, file=sys.stdout)
