@@ -192,6 +192,16 @@ class ClaimVerdict:
         }
 
 
+def judged_in(lab: Lab, profile: str, claim: Claim) -> bool:
+    """Whether ``profile``'s design of ``lab`` can judge ``claim`` at all: a gap-closure claim
+    needs both of its stacks in the design (Lab D's cpu profile, for one, has no dropout or
+    projected stacks, so (d3) and (d4) are not judged there; that is not an inconclusive)."""
+    if not isinstance(claim, DesignClaim) or claim.test != "gap_closure":
+        return True
+    stacks = {e.label(claim.label) for e in lab.sweep(profile).experiments}
+    return {claim.base, claim.fix} <= stacks
+
+
 def claim_verdicts(
     lab: Lab, records: Sequence[dict], plan: stats.AnalysisPlan = stats.PLAN_V2
 ) -> list[ClaimVerdict]:

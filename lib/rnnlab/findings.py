@@ -59,13 +59,9 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
         lab = LABS[lab_name]
         records = load_results(path)
         expected = lab.sweep(profile).n_runs()
-        stacks = {e.label("stack") for e in lab.sweep(profile).experiments}
         for cv in analysis.claim_verdicts(lab, records):
-            claim = cv.claim
-            if getattr(claim, "test", None) == "gap_closure" and not (
-                {claim.base, claim.fix} <= stacks
-            ):
-                continue  # this profile's design does not hold the claim's stacks
+            if not analysis.judged_in(lab, profile, cv.claim):
+                continue  # this profile's design cannot judge the claim
             cells = [
                 {
                     "cell": c.name,
@@ -96,10 +92,21 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
                     "runs": len(records),
                     "runs_expected": expected,
                     "evidence": profile != "smoke",
-                    "comparison": f"L={lab.deep} vs L={lab.wide}",
+                    "comparison": comparison_words(lab, cv.claim),
                 }
             )
     return rows
+
+
+def comparison_words(lab, claim) -> str:
+    """What a claim compares: ``L=2 vs L=1`` for the labs' depth claims; for the design
+    chapter's, the stacks or the metric, at every depth against one layer."""
+    test = getattr(claim, "test", None)
+    if test == "gap_closure":
+        return f"{claim.fix} vs {claim.base}: gap to L=1, every L > 1 vs L=1"
+    if test == "equivalence":
+        return f"{claim.metric or 'bits_per_parameter'}, every L > 1 vs L=1".replace("_", " ")
+    return f"L={lab.deep} vs L={lab.wide}"
 
 
 def _ci(c: dict) -> str:
