@@ -724,6 +724,8 @@ def _lab_d(profile: str) -> tuple[Experiment, ...]:
         ),
         lr_grid=LR_GRID,
     )
+    if ref:  # hours of runs: the cheap probe first, so that a run cut short still holds it
+        return tuple(capacity + lm + nested)
     return tuple(lm + nested + capacity)
 
 
