@@ -433,3 +433,28 @@ def test_effect_prediction_rejects_bad_input() -> None:
         exercises.check_effect_prediction(0.0, lab="lab-a", cell={"task": "no such task"})
     with pytest.raises(ValueError, match="no cpu reference results"):
         exercises.check_effect_prediction(0.0, lab="lab-a", cell={}, records=[])
+
+
+def test_effect_prediction_reads_lab_d_reference_results(capsys) -> None:
+    """The design chapter's dropout prediction: L=8 against L=1 of one stack, in the reference
+    profile, bits per character sign-flipped so that positive means deeper is better."""
+    from rnnlab.labs import load_reference
+
+    scores: dict[int, dict[int, float]] = {1: {}, 8: {}}
+    for r in load_reference("lab-d", "reference"):
+        labels = r["experiment"]["labels"]
+        if r.get("role") == "eval" and labels.get("task") == "charlm-english":
+            if labels.get("stack") == "residual-ln-dropout" and r["num_layers"] in scores:
+                scores[r["num_layers"]][r["seed"]] = r["metrics"]["test"]
+    seeds = sorted(set(scores[1]) & set(scores[8]))
+    assert len(seeds) >= 5
+    expected = -sum(scores[8][s] - scores[1][s] for s in seeds) / len(seeds)
+    rep = exercises.check_effect_prediction(
+        -0.1,
+        lab="lab-d",
+        profile="reference",
+        deep=8,
+        cell={"task": "charlm-english", "stack": "residual-ln-dropout"},
+    )
+    assert rep.actual == pytest.approx(expected)
+    assert "L=8 minus L=1" in capsys.readouterr().out
