@@ -58,7 +58,10 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
     for lab_name, profile, path in result_files(results_dir):
         lab = LABS[lab_name]
         records = load_results(path)
-        expected = lab.sweep(profile).n_runs()
+        spec = lab.sweep(profile)
+        expected = spec.n_runs()
+        reported = len(analysis.eval_records(records))
+        complete = reported >= len(spec.experiments) * len(spec.seeds)
         for cv in analysis.claim_verdicts(lab, records):
             if not analysis.judged_in(lab, profile, cv.claim):
                 continue  # this profile's design cannot judge the claim
@@ -91,6 +94,8 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
                     "cells": cells,
                     "runs": len(records),
                     "runs_expected": expected,
+                    "complete": complete,
+                    "test": getattr(cv.claim, "test", None),
                     "evidence": profile != "smoke",
                     "comparison": comparison_words(lab, cv.claim),
                 }
@@ -129,6 +134,12 @@ def verdict_sentence(row: dict) -> str:
         "contradicted": "depth" if row["direction"] == "width" else "width",
     }.get(row["verdict"])
     ahead = f" ({lean} ahead)" if lean else ""
+    test = row.get("test")
+    if test == "gap_closure":  # a design claim: the fix against the base stack, not depth vs width
+        ahead = {"supported": " (the fix closes the gap)", "contradicted": " (the fix widens it)"}
+        ahead = ahead.get(row["verdict"], "")
+    elif test == "equivalence":
+        ahead = " (the depths differ)" if row["verdict"] == "contradicted" else ""
     if not row["cells"]:
         return "**not judged yet**: none of its cells has reference results"
     return f"**{row['verdict']}**{ahead} at {row['scale']['text']}"
@@ -168,7 +179,7 @@ def findings_markdown(results_dir: str | Path) -> str:
         lines.append("| – | no committed reference results yet | | | | | |")
     for r in rows:
         counts = [sum(c["verdict"] == v for c in r["cells"]) for v in analysis.stats.VERDICTS_V2]
-        complete = "" if r["runs"] >= r["runs_expected"] else " (incomplete: provisional)"
+        complete = "" if r["complete"] else " (incomplete: provisional)"
         lines.append(
             f"| ({r['claim']}) | {r['direction']} | {r['profile']} | {r['comparison']} | "
             f"{verdict_sentence(r)} | {' / '.join(map(str, counts))} | "
