@@ -238,6 +238,16 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path):
         sum(cost(next(e for e in design if e.key == r["experiment_key"])) for r in records) / 3600
     )
     assert math.isclose(half["done_core_hours"] + half["remaining_core_hours"], expected / 3600)
+    # the finished runs calibrate the estimate: the median of measured over estimated run time
+    ratios = sorted(
+        r["wall_time_s"] / cost(next(e for e in design if e.key == r["experiment_key"]))
+        for r in records
+    )
+    assert half["calibration"] == pytest.approx((ratios[1] + ratios[2]) / 2)
+    assert half["remaining_core_hours_calibrated"] == pytest.approx(
+        half["remaining_core_hours"] * half["calibration"]
+    )
+    assert empty["calibration"] is None and "calibrated" not in text
     names = set(half["remaining"])
     assert not names & {
         scale._unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],

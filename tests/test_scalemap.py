@@ -114,9 +114,21 @@ def test_crossover_outside_the_map_is_a_bound_not_an_extrapolation() -> None:
 
 
 def test_status_counts_against_the_design() -> None:
+    from rnnlab.scale import sweep_spec
+
+    design = {
+        (e.label("budget_target"), e.label("steps"), e.num_layers): e.key
+        for e in sweep_spec("reference").experiments
+    }
     records = _map({(25_000, 1_500): 0.0})
+    for r in records:
+        labels = r["experiment"]["labels"]
+        r["experiment_key"] = design[labels["budget_target"], labels["steps"], r["num_layers"]]
     st = scalemap.status(records, "reference")
     assert st.eval_runs == 10 and st.eval_expected == 4 * 3 * 3 * 5
+    # a run of an experiment outside the design does not count towards it
+    assert scalemap.status(records + [{**records[0], "experiment_key": "other", "seed": 9}],
+                           "reference").eval_runs == 10
     assert not st.complete and "provisional" in st.text() and "10 of 180" in st.text()
 
 

@@ -43,6 +43,27 @@ def test_records_carry_provenance_and_match_budget(tmp_path):
     assert load_results(tmp_path / "r.jsonl") == json.loads(json.dumps(recs))
 
 
+def test_completeness_counts_only_the_designs_reporting_runs():
+    spec = small_spec(n_exp=2, seeds=(0, 1))
+    evals = [
+        {"role": "eval", "experiment_key": e.key, "seed": s}
+        for e in spec.experiments
+        for s in spec.seeds
+    ]
+    assert spec.reporting_progress(evals) == (4, 4) and spec.is_complete(evals)
+    last = evals[-1]
+    # one reporting run missing; a duplicate, a tuning run, an extra seed and a foreign
+    # experiment make up the count but none of them is the missing run
+    padded = evals[:-1] + [
+        evals[0],
+        {"role": "tune", "experiment_key": last["experiment_key"], "seed": last["seed"]},
+        {"role": "eval", "experiment_key": last["experiment_key"], "seed": 99},
+        {"role": "eval", "experiment_key": "not-in-the-design", "seed": last["seed"]},
+    ]
+    assert len(padded) > 4
+    assert spec.reporting_progress(padded) == (3, 4) and not spec.is_complete(padded)
+
+
 def test_resume_after_partial_run_loses_and_repeats_nothing(tmp_path):
     spec = small_spec(n_exp=2, seeds=(0, 1, 2))
     out = tmp_path / "r.jsonl"

@@ -38,7 +38,7 @@ def _rec(exp: Experiment, lr: float, seed: int, val: float) -> dict:
         "role": "tune",
         "lr": lr,
         "seed": seed,
-        "metrics": {"val": val, "higher_is_better": True},
+        "metrics": {"val": val, "metric": "accuracy", "higher_is_better": True},
     }
 
 
@@ -85,6 +85,8 @@ def test_edge_optimum_extends_the_whole_cell_until_interior():
     assert report[2]["chosen"] == pytest.approx(0.1) and report[2]["at_cap"]
     assert report[1]["extended"] and not report[1]["at_edge"]
     assert report[1]["tune_seeds"] == 2
+    assert report[1]["metric"] == "accuracy"  # what mean_val measures, read from the runs
+    assert tuning_report(cell, [])[0]["metric"] is None
 
 
 def test_mean_over_tuning_seeds_decides():

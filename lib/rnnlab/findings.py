@@ -60,8 +60,7 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
         records = load_results(path)
         spec = lab.sweep(profile)
         expected = spec.n_runs()
-        reported = len(analysis.eval_records(records))
-        complete = reported >= len(spec.experiments) * len(spec.seeds)
+        complete = spec.is_complete(records)
         for cv in analysis.claim_verdicts(lab, records):
             if not analysis.judged_in(lab, profile, cv.claim):
                 continue  # this profile's design cannot judge the claim

@@ -90,6 +90,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
+import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -413,6 +414,17 @@ def plan(
     done_h = sum(cost(u[0]) for u in units if u[4]) / 3600
     left_h = total_h - done_h
     measured_h = sum(float(r.get("wall_time_s", 0.0)) for r in records) / 3600
+    # the benchmark prices a step; the finished runs say what a run really took here. The
+    # median of their measured/estimated ratios calibrates the rest: a median, because a run
+    # that shared the cores with un-niced work (a test suite, a book build) took many times
+    # its compute in wall time, and a sum would charge that to every run still to come
+    cost_of = {run_id(*u[:4]): cost(u[0]) for u in units if u[4]}
+    ratios = [
+        float(r["wall_time_s"]) / cost_of[r["run_id"]]
+        for r in records
+        if r.get("run_id") in cost_of and cost_of[r["run_id"]] > 0 and r.get("wall_time_s")
+    ]
+    ratio = float(statistics.median(ratios)) if ratios else None
     depths = sorted({e.num_layers for e in experiments})
     targets = sorted({e.label("budget_target") for e in experiments})
     budget_of = {e.label("budget_target"): e.budget for e in experiments}
@@ -463,6 +475,13 @@ def plan(
     if records:
         p(
             f"  measured wall time of the {len(records)} finished runs: {measured_h:.2f} h",
+            file=file,
+        )
+    if ratio is not None:
+        p(
+            f"  calibrated by the finished runs (median measured/estimated time of a run "
+            f"{ratio:.2f}, over {len(ratios)} runs): remaining about {left_h * ratio:.1f} "
+            f"core-hours (about {left_h * ratio / 2:.1f} h on 2 cores)",
             file=file,
         )
     prov = timings.get("provenance", {})
@@ -525,6 +544,8 @@ def plan(
         "core_hours": total_h,
         "done_core_hours": done_h,
         "remaining_core_hours": left_h,
+        "calibration": ratio,
+        "remaining_core_hours_calibrated": None if ratio is None else left_h * ratio,
         "remaining": [_unit_name(*u[:4]) for u in remaining],
         "seconds_per_step": {f"{b}|{d}": s[0] for (b, d), s in seconds.items()},
     }

@@ -37,7 +37,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rnnlab import analysis, stats
-from rnnlab.sweep import eval_records
 
 WIDE = 1
 DEEP_DEPTHS = (2, 4)
@@ -180,7 +179,7 @@ class MapStatus:
 
     @property
     def complete(self) -> bool:
-        return self.eval_runs >= self.eval_expected
+        return self.eval_runs == self.eval_expected
 
     def text(self) -> str:
         state = "complete" if self.complete else "**provisional**"
@@ -195,11 +194,11 @@ def status(records: Sequence[dict], profile: str = "reference") -> MapStatus:
     from rnnlab.scale import sweep_spec
 
     spec = sweep_spec(profile)
-    n_eval = len(spec.experiments) * len(spec.seeds)
+    present, expected = spec.reporting_progress(records)
     return MapStatus(
         runs=len(records),
-        eval_runs=len(eval_records(records)),
-        eval_expected=n_eval,
+        eval_runs=present,
+        eval_expected=expected,
         runs_expected=spec.n_runs(),
     )
 

@@ -259,6 +259,20 @@ class SweepSpec:
         )
         return tune + len(self.experiments) * len(self.seeds)
 
+    def reporting_progress(self, records: Iterable[dict]) -> tuple[int, int]:
+        """``(present, expected)``: how many of the design's reporting runs (every experiment
+        at every reporting seed) ``records`` holds. Tuning runs and grid extensions do not
+        count, and neither do runs of experiments outside the design."""
+        wanted = {(e.key, s) for e in self.experiments for s in self.seeds}
+        have = {(r.get("experiment_key"), r.get("seed")) for r in eval_records(records)}
+        return len(wanted & have), len(wanted)
+
+    def is_complete(self, records: Iterable[dict]) -> bool:
+        """Whether ``records`` holds every reporting run of the design: the rule that decides
+        whether a lab's verdicts are final or provisional."""
+        present, expected = self.reporting_progress(records)
+        return present == expected
+
 
 def run_id(experiment: Experiment, role: str, seed: int, lr: float | None) -> str:
     """The identity of one run: the experiment, its role, its seed (and rate, when tuning)."""
@@ -556,7 +570,14 @@ def choose_lr(
 
 def tuning_report(experiments: Sequence[Experiment], records: Sequence[dict]) -> list[dict]:
     """One row per experiment: its cell's final grid, the mean validation score per rate, the
-    chosen rate, whether the grid was extended and whether the choice sits at a cap."""
+    chosen rate, whether the grid was extended and whether the choice sits at a cap.
+    ``metric`` names what ``mean_val`` measures (read from the experiment's runs; ``None``
+    before any has run)."""
+    metric_of = {
+        r.get("experiment_key"): r["metrics"].get("metric")
+        for r in records
+        if isinstance(r.get("metrics"), dict)
+    }
     rows = []
     for cell in cells_of(experiments).values():
         grid, complete = cell_grid(cell, records)
@@ -570,6 +591,7 @@ def tuning_report(experiments: Sequence[Experiment], records: Sequence[dict]) ->
                     "labels": dict(exp.labels),
                     "budget": exp.budget,
                     "num_layers": exp.num_layers,
+                    "metric": metric_of.get(exp.key),
                     "grid": list(grid),
                     "initial_grid": [_rate(g) for g in exp.lr_grid],
                     "extended": len(grid) > len(exp.lr_grid),
