@@ -98,6 +98,23 @@ def test_reference_design_is_the_declared_grid(fake_budgets):
     assert spec.n_runs() == len(tuned) * 3 * len(TUNE_SEEDS) + len(design) * 5 == 270
 
 
+def test_gpu_design_is_the_reference_map_one_budget_further(capsys, tmp_path):
+    ref, gpu = scale.design("reference"), scale.design("gpu")
+    assert gpu["budgets"][:-1] == ref["budgets"] and gpu["budgets"][-1] >= 1_000_000
+    assert {k: v for k, v in gpu.items() if k != "budgets"} == {
+        k: v for k, v in ref.items() if k != "budgets"
+    }
+    budgets = scale._budgets("gpu")
+    assert all(abs(b / t - 1) <= 0.02 for t, b in budgets.items()) and len(budgets) == 5
+    assert len(scale.scale_experiments("gpu")) == 5 * 3 * 3
+    assert scale.default_out("gpu").parent == scale.default_out("reference").parent
+    # a CPU benchmark prices no GPU run: the plan says so instead of printing CPU hours
+    assert main(["plan", "scale", "--profile", "gpu", "--out", str(tmp_path / "none.jsonl")]) == 0
+    text = capsys.readouterr().out
+    assert "core-hours: not estimated (no benchmark of this profile's models" in text
+    assert "bash scripts/gpu_session.sh" in text and "seconds per training step" not in text
+
+
 def test_bad_input_names_the_parameter(fake_budgets, tmp_path):
     with pytest.raises(ValueError, match="profile must be one of"):
         scale.scale_experiments("huge")

@@ -127,8 +127,12 @@ def test_status_counts_against_the_design() -> None:
     st = scalemap.status(records, "reference")
     assert st.eval_runs == 10 and st.eval_expected == 4 * 3 * 3 * 5
     # a run of an experiment outside the design does not count towards it
-    assert scalemap.status(records + [{**records[0], "experiment_key": "other", "seed": 9}],
-                           "reference").eval_runs == 10
+    assert (
+        scalemap.status(
+            records + [{**records[0], "experiment_key": "other", "seed": 9}], "reference"
+        ).eval_runs
+        == 10
+    )
     assert not st.complete and "provisional" in st.text() and "10 of 180" in st.text()
 
 

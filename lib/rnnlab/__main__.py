@@ -316,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.set_defaults(func=cmd_findings)
     pl = sub.add_parser("plan", help="print an experiment's compute plan (runs, core-hours)")
     pl.add_argument("experiment", choices=["scale"])
-    pl.add_argument("--profile", default="reference", help="reference or smoke")
+    pl.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     pl.add_argument(
         "--out",
         help="results file whose finished runs count as done "
@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs = sub.add_parser(
         "run-scale", help="run (or resume) the scale map: budget x training length x depth"
     )
-    rs.add_argument("--profile", default="reference", help="reference or smoke")
+    rs.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     rs.add_argument("--out", help="results file (default: as for plan scale)")
     rs.add_argument("--checkpoint-dir", help="per-run checkpoints (default: <out>.ckpt)")
     rs.add_argument("--jobs", type=int, default=2, help="parallel processes (1 thread each)")

@@ -100,7 +100,7 @@ from rnnlab.sweep import TUNE_SEEDS, Experiment, SweepSpec, cell_grid, cells_of,
 from rnnlab.train import TrainConfig
 
 TASK = "charlm-stdlib"
-SCALE_PROFILES = ("reference", "smoke")
+SCALE_PROFILES = ("reference", "gpu", "smoke")
 ISSUE_CALIBRATION = {"params": 400_000, "steps": 8_000, "minutes": 37.0}
 """The issue's measurement: 400K parameters, 8000 steps of 32 x 128 characters, about 37 minutes
 on one core (0.28 s per step). :func:`plan` prints it beside the benchmark."""
@@ -126,6 +126,10 @@ def _design(profile: str) -> dict:
             lr_limits=(1e-4, 0.1),
             seeds=(0, 1, 2, 3, 4),
         )
+    if profile == "gpu":
+        # the same map, one budget further (about 1M parameters): for one GPU, many runs packed
+        # onto it at once (scripts/gpu_session.sh). Declared before any of its runs.
+        return dict(_design("reference"), budgets=(25_000, 63_000, 160_000, 400_000, 1_000_000))
     if profile == "smoke":
         return dict(
             depths=(1, 2),
@@ -332,12 +336,12 @@ def run_seconds(e: Experiment, seconds_per_step: float, seconds_per_window: floa
 
 
 def default_out(profile: str) -> Path:
-    """Where ``profile``'s results go: ``data/results/scale/reference.jsonl`` for the reference
-    profile (committed), ``runs/scale-<profile>.jsonl`` otherwise."""
+    """Where ``profile``'s results go: ``data/results/scale/<profile>.jsonl`` for the reference
+    and gpu profiles (committed), ``runs/scale-<profile>.jsonl`` otherwise."""
     from rnnlab.paths import repo_root, runs_dir
 
     _design(profile)  # validates the profile
-    if profile == "reference":
+    if profile in ("reference", "gpu"):
         return repo_root() / "data" / "results" / "scale" / f"{profile}.jsonl"
     return runs_dir() / f"scale-{profile}.jsonl"
 
@@ -381,10 +385,22 @@ def plan(
     tuning runs have already triggered); further extensions, decided by the data, add runs."""
     file = file or sys.stdout
     timings = timings if timings is not None else load_timings()
-    seconds = step_seconds(spec.experiments, timings)
+    try:
+        seconds = step_seconds(spec.experiments, timings)
+        no_estimate = ""
+    except ValueError as err:
+        seconds = {}
+        no_estimate = (
+            "no benchmark of this profile's models: the finished runs' measured wall time is "
+            "the measurement"
+            if not timings.get("cells")
+            else str(err)
+        )
     experiments = spec.experiments
 
     def cost(e: Experiment) -> float:
+        if not seconds:
+            return math.nan
         return run_seconds(e, *seconds[(e.budget, e.num_layers)])
 
     done_ids = {r["run_id"] for r in records}
@@ -467,11 +483,14 @@ def plan(
         f"done {done_runs}; remaining {total_runs - done_runs} (+ any grid extensions)",
         file=file,
     )
-    p(
-        f"core-hours (estimated): total {total_h:.1f}; done {done_h:.1f}; remaining "
-        f"{left_h:.1f} (about {left_h / 2:.1f} h on 2 cores, one run per core)",
-        file=file,
-    )
+    if seconds:
+        p(
+            f"core-hours (estimated): total {total_h:.1f}; done {done_h:.1f}; remaining "
+            f"{left_h:.1f} (about {left_h / 2:.1f} h on 2 cores, one run per core)",
+            file=file,
+        )
+    else:
+        p(f"core-hours: not estimated ({no_estimate})", file=file)
     if records:
         p(
             f"  measured wall time of the {len(records)} finished runs: {measured_h:.2f} h",
@@ -485,23 +504,24 @@ def plan(
             file=file,
         )
     prov = timings.get("provenance", {})
-    p(
-        f"seconds per training step, one thread (benchmark {prov.get('started_utc', '?')}, "
-        f"{prov.get('cpu', '?')}, torch {prov.get('versions', {}).get('torch', '?')}"
-        + (f"; {prov['note']}" if prov.get("note") else "")
-        + "):",
-        file=file,
-    )
-    p("  budget   " + "".join(f"{'L=' + str(d):>9s}" for d in depths), file=file)
-    for t in targets:
-        b = budget_of[t]
-        p(f"  {b:7,d} " + "".join(f"{seconds[(b, d)][0]:9.4f}" for d in depths), file=file)
-    cal = ISSUE_CALIBRATION
-    p(
-        f"  (the issue's measurement: {cal['params']:,} params, {cal['steps']:,} steps in about "
-        f"{cal['minutes']:.0f} min = {cal['minutes'] * 60 / cal['steps']:.3f} s/step)",
-        file=file,
-    )
+    if seconds:
+        p(
+            f"seconds per training step, one thread (benchmark {prov.get('started_utc', '?')}, "
+            f"{prov.get('cpu', '?')}, torch {prov.get('versions', {}).get('torch', '?')}"
+            + (f"; {prov['note']}" if prov.get("note") else "")
+            + "):",
+            file=file,
+        )
+        p("  budget   " + "".join(f"{'L=' + str(d):>9s}" for d in depths), file=file)
+        for t in targets:
+            b = budget_of[t]
+            p(f"  {b:7,d} " + "".join(f"{seconds[(b, d)][0]:9.4f}" for d in depths), file=file)
+        cal = ISSUE_CALIBRATION
+        p(
+            f"  (the issue's measurement: {cal['params']:,} params, {cal['steps']:,} steps in "
+            f"about {cal['minutes']:.0f} min = {cal['minutes'] * 60 / cal['steps']:.3f} s/step)",
+            file=file,
+        )
     p(
         "runs done/total and remaining core-hours, by training length (run order) and budget:",
         file=file,
@@ -515,7 +535,8 @@ def plan(
                 if u[0].label("steps") == steps and u[0].label("budget_target") == t
             ]
             left = sum(cost(u[0]) for u in us if not u[4]) / 3600
-            parts.append(f"{t // 1000}K {sum(u[4] for u in us)}/{len(us)} {left:.1f}h")
+            hours = f" {left:.1f}h" if seconds else ""
+            parts.append(f"{t // 1000}K {sum(u[4] for u in us)}/{len(us)}{hours}")
         p(f"  {steps:>6,d} steps: " + ", ".join(parts), file=file)
     order = {e.key: i for i, e in enumerate(experiments)}
     remaining = [u for u in units if not u[4]]
@@ -616,8 +637,18 @@ def plan_command(
 
     target = Path(out) if out else default_out(profile)
     spec = sweep_spec(profile)
-    result = plan(spec, load_results(target), timings=load_timings(timings))
+    if profile == "gpu" and timings is None:
+        # the committed benchmark times one CPU thread; it prices no GPU run
+        doc = {"cells": [], "provenance": {}}
+    else:
+        doc = load_timings(timings)
+    result = plan(spec, load_results(target), timings=doc)
     print(f"results: {target} (checkpoints in {default_checkpoint_dir(target)})")
+    if profile == "gpu":
+        print(
+            "on a GPU machine (CUDA checks first, then these runs packed onto the GPU): "
+            "OUT=/tmp/gpu SECONDS_BUDGET=500 JOBS=12 bash scripts/gpu_session.sh"
+        )
     print(f"to run or resume it (one thread per process): {run_command(profile, target)}")
     print(
         "  in the background, niced: setsid nohup env OMP_NUM_THREADS=1 "
