@@ -125,20 +125,27 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
+#: What a design claim's verdict means, by the claim's test (the labs' depth-vs-width claims
+#: say instead which side is ahead).
+DESIGN_VERDICT_WORDS = {
+    "gap_closure": {"supported": "the fix closes the gap", "contradicted": "the fix widens it"},
+    "equivalence": {"contradicted": "the depths differ"},
+}
+
+
 def verdict_sentence(row: dict) -> str:
     """A verdict *at its scale*, e.g. ``contradicted (width ahead) at 25,000-100,000
     parameters, 1,500 steps, ...``: a verdict never stands without the scale it was measured at."""
-    lean = {
-        "supported": row["direction"],
-        "contradicted": "depth" if row["direction"] == "width" else "width",
-    }.get(row["verdict"])
-    ahead = f" ({lean} ahead)" if lean else ""
     test = row.get("test")
-    if test == "gap_closure":  # a design claim: the fix against the base stack, not depth vs width
-        ahead = {"supported": " (the fix closes the gap)", "contradicted": " (the fix widens it)"}
-        ahead = ahead.get(row["verdict"], "")
-    elif test == "equivalence":
-        ahead = " (the depths differ)" if row["verdict"] == "contradicted" else ""
+    if test in DESIGN_VERDICT_WORDS:  # the fix against the base stack, not depth vs width
+        words = DESIGN_VERDICT_WORDS[test].get(row["verdict"])
+    else:
+        lean = {
+            "supported": row["direction"],
+            "contradicted": "depth" if row["direction"] == "width" else "width",
+        }.get(row["verdict"])
+        words = f"{lean} ahead" if lean else None
+    ahead = f" ({words})" if words else ""
     if not row["cells"]:
         return "**not judged yet**: none of its cells has reference results"
     return f"**{row['verdict']}**{ahead} at {row['scale']['text']}"
