@@ -65,6 +65,14 @@ estimate; ``python -m rnnlab plan scale`` prints the current figures). The choic
   1,500-step map, finish first, and a partial results file is a map of the shorter lengths plus
   some of the longest, never scattered cells.
 
+The ``gpu`` profile is the same design with a fifth budget, 1M parameters (the issue's "up to
+about 1M"), for one GPU: ``scripts/gpu_session.sh`` runs the CUDA checks and then as many of its
+runs as fit in a fixed time budget, ``JOBS`` processes sharing the GPU. The CPU benchmark prices
+none of its runs, so its plan reports what is done and the runs' measured wall time, no estimate.
+Its corpus is the standard library of the Python that runs it (the version and every file's
+sha256 are in each record), so its numbers are compared with the reference map's only through
+their verdicts, not value by value.
+
 Cost model (so the estimate can be checked): a run of ``S`` steps costs
 ``S * t_step + (E * n_val + n_val + n_test) * t_window`` seconds on one core, where ``t_step`` is
 the benchmarked time of one training step (forward, backward, clip, AdamW, schedule) of that
