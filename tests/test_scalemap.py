@@ -113,6 +113,15 @@ def test_crossover_outside_the_map_is_a_bound_not_an_extrapolation() -> None:
         scalemap.crossovers(behind, n_boot=10)
 
 
+def test_a_cell_enters_the_map_only_with_all_its_seeds() -> None:
+    records = _map({(25_000, 1_500): -0.05}) + _map({(25_000, 3_000): -0.05}, seeds=3)
+    assert [scalemap._key(c) for c in scalemap.map_cells(records, deep=2)] == [(25_000, 1_500)]
+    both = scalemap.map_cells(records, deep=2, min_seeds=3)
+    assert [scalemap._key(c) for c in both] == [(25_000, 1_500), (25_000, 3_000)]
+    with pytest.raises(ValueError, match="min_seeds must be an integer >= 2"):
+        scalemap.map_cells(records, deep=2, min_seeds=1)
+
+
 def test_status_counts_against_the_design() -> None:
     from rnnlab.scale import sweep_spec
 

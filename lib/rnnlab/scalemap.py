@@ -50,17 +50,29 @@ def _key(c: analysis.CellComparison) -> tuple[int, int]:
 
 
 def map_cells(
-    records: Sequence[dict], *, deep: int, plan: stats.AnalysisPlan = stats.PLAN_V2
+    records: Sequence[dict],
+    *,
+    deep: int,
+    plan: stats.AnalysisPlan = stats.PLAN_V2,
+    min_seeds: int | None = None,
 ) -> list[analysis.CellComparison]:
-    """Every budget x length cell with at least two paired seeds: L=``deep`` against L=1,
-    positive = depth better (lower bits per character), with the four verdicts of ``plan`` and
-    Holm's correction across the cells returned (the map is one family per ``deep``)."""
+    """Every budget x length cell with all its seeds: L=``deep`` against L=1, positive = depth
+    better (lower bits per character), with the four verdicts of ``plan`` and Holm's correction
+    across the cells returned (the map is one family per ``deep``). A cell enters once it has
+    ``min_seeds`` paired seeds (default: every reporting seed of the reference design); a
+    partial cell is counted by :func:`status`, never judged."""
     if deep <= WIDE:
         raise ValueError(f"deep must be a depth greater than {WIDE}, got {deep!r}")
+    if min_seeds is None:
+        from rnnlab.scale import scale_seeds
+
+        min_seeds = len(scale_seeds("reference"))
+    if isinstance(min_seeds, bool) or not isinstance(min_seeds, int) or min_seeds < 2:
+        raise ValueError(f"min_seeds must be an integer >= 2, got {min_seeds!r}")
     cells = [
         c
         for c in analysis.compare_cells(records, wide=WIDE, deep=deep, claim="depth", plan=plan)
-        if c.comparison.n >= 2
+        if c.comparison.n >= min_seeds
     ]
     judged = stats.judge_cells([c.comparison for c in cells], plan)
     return sorted((replace(c, comparison=k) for c, k in zip(cells, judged, strict=True)), key=_key)
