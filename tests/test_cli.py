@@ -137,3 +137,16 @@ def test_nice_rejects_values_outside_0_to_19(bad) -> None:
 
     with pytest.raises(ValueError, match="--nice must be an integer from 0 to 19"):
         lower_priority(bad)
+
+
+def test_no_command_prints_the_status_and_points_to_the_commands(capsys):
+    assert main([]) == 0
+    bare = capsys.readouterr().out
+    assert "reporting runs" in bare and "scale reference" in bare
+    assert "python -m rnnlab plan scale --profile reference" in bare
+    assert bare.rstrip().endswith("Every command: python -m rnnlab -h")
+    assert main(["status"]) == 0
+    assert (
+        capsys.readouterr().out.strip()
+        == bare.rstrip().removesuffix("Every command: python -m rnnlab -h").strip()
+    )

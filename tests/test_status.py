@@ -157,3 +157,96 @@ def test_lab_walltime_table_checks_the_target(tmp_path: Path) -> None:
 
 def test_lab_walltime_unmeasured_says_so(tmp_path: Path) -> None:
     assert "has not been measured" in status.lab_walltime_markdown(tmp_path / "missing.json")
+
+
+def test_scale_results_are_listed_and_archives_are_not(tmp_path: Path) -> None:
+    """The scale map's files (``scale/*.jsonl``) are results the book reads; ``v1/`` is not."""
+    (tmp_path / "scale").mkdir()
+    (tmp_path / "v1").mkdir()
+    _write(tmp_path / "lab-a-cpu.jsonl", [_run()])
+    _write(tmp_path / "scale" / "reference.jsonl", [_run(lab="scale", profile="reference")])
+    _write(tmp_path / "v1" / "lab-a-cpu.jsonl", [_run(seed=9)])
+    files = [r["file"] for r in status.load_runs(tmp_path)]
+    assert files == ["lab-a-cpu.jsonl", "scale/reference.jsonl"]
+
+
+def _reporting(spec, seeds=None) -> list[dict]:
+    """Minimal reporting records for ``spec``: what ``reporting_progress`` counts."""
+    return [
+        _run(experiment_key=e.key, seed=s, role="eval", run_id=f"{e.key}|{s}", experiment={})
+        for e in spec.experiments
+        for s in (spec.seeds if seeds is None else seeds)
+    ]
+
+
+def test_design_progress_counts_reporting_runs_only(tmp_path: Path) -> None:
+    from rnnlab.labs import LABS
+    from rnnlab.scale import sweep_spec
+
+    a, b = LABS["lab-a"].sweep("cpu"), LABS["lab-b"].sweep("cpu")
+    tuning = [
+        _run(experiment_key=a.experiments[0].key, seed=100, role="tune", run_id="t", experiment={})
+    ]
+    _write(tmp_path / "lab-a-cpu.jsonl", _reporting(a) + tuning)
+    # lab-b: all but the last reporting seed, a duplicate, and a run outside the design
+    partial = _reporting(b, b.seeds[:-1])
+    _write(
+        tmp_path / "lab-b-cpu.jsonl",
+        partial
+        + partial[:1]
+        + [_run(experiment_key="elsewhere", seed=0, role="eval", run_id="x", experiment={})],
+    )
+    (tmp_path / "scale").mkdir()
+    ref = sweep_spec("reference")
+    _write(tmp_path / "scale" / "reference.jsonl", _reporting(ref, ref.seeds[:1]))
+    rows = {(r["design"], r["profile"]): r for r in status.design_progress(tmp_path)}
+
+    la = rows["lab-a", "cpu"]
+    full = len(a.experiments) * len(a.seeds)
+    assert (la["state"], la["reporting"], la["expected"]) == ("complete", full, full)
+    assert la["runs"] == full + 1 and la["file"] == "lab-a-cpu.jsonl"
+    lb = rows["lab-b", "cpu"]
+    assert lb["state"] == "provisional"
+    assert (lb["reporting"], lb["expected"]) == (
+        len(b.experiments) * (len(b.seeds) - 1),
+        len(b.experiments) * len(b.seeds),
+    )
+    sr = rows["scale", "reference"]
+    assert sr["state"] == "provisional" and sr["reporting"] == len(ref.experiments)
+    assert sr["file"] == "scale/reference.jsonl"
+    assert "run-scale --profile reference" in sr["command"]
+    # designs without a file are listed as not run, with the command that starts them
+    for key in (("lab-c", "cpu"), ("lab-d", "reference"), ("scale", "gpu")):
+        assert rows[key]["state"] == "not run" and rows[key]["file"] is None
+        assert rows[key]["reporting"] == 0 and rows[key]["expected"] > 0
+    assert rows["lab-d", "reference"]["command"] == (
+        "python -m rnnlab reproduce --profile reference --labs lab-d"
+    )
+    assert not any(profile == "smoke" for _, profile in rows)
+
+    text = status.design_progress_text(tmp_path)
+    assert "lab-b cpu" in text and "provisional" in text
+    assert "python -m rnnlab reproduce --profile cpu --labs lab-b" in text
+    assert "python -m rnnlab reproduce --profile cpu --labs lab-a" not in text  # complete
+    table = status.design_progress_markdown(tmp_path)
+    assert table.count("\n") == len(rows) + 1 and "**provisional**" in table
+
+
+def test_design_progress_of_the_committed_results_agrees_with_the_designs() -> None:
+    """Every committed file's state is the design's own completeness rule."""
+    from rnnlab.labs import LABS
+    from rnnlab.scale import sweep_spec
+    from rnnlab.sweep import load_results
+
+    results = ROOT / "data" / "results"
+    for row in status.design_progress(results):
+        if row["file"] is None:
+            continue
+        spec = (
+            sweep_spec(row["profile"])
+            if row["design"] == "scale"
+            else LABS[row["design"]].sweep(row["profile"])
+        )
+        records = load_results(results / row["file"])
+        assert (row["state"] == "complete") == spec.is_complete(records)
+        assert row["runs"] == len(records)

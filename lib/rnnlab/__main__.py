@@ -1,7 +1,8 @@
-"""Command line: ``python -m rnnlab {labs,run,summarize,merge,reproduce,findings,plan,run-scale}``.
+"""Command line: ``python -m rnnlab [COMMAND]``, the course's sweeps and their results.
 
 Examples::
 
+    python -m rnnlab                  # = status: each design complete or provisional, how to resume
     python -m rnnlab labs
     python -m rnnlab run lab-a --profile cpu --out runs/lab-a-cpu.jsonl --jobs 2
     python -m rnnlab run lab-b --profile gpu --out /content/drive/MyDrive/lab-b.jsonl --shard 1/3
@@ -40,6 +41,15 @@ from rnnlab.sweep import load_results, write_results_atomic
 
 class UsageError(ValueError):
     """A problem with what the user asked for; reported as one line, exit status 2."""
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from rnnlab.status import design_progress_text
+
+    print(design_progress_text())
+    if args.command is None:
+        print("\nEvery command: python -m rnnlab -h")
+    return 0
 
 
 def cmd_labs(args: argparse.Namespace) -> int:
@@ -277,7 +287,11 @@ def lower_priority(niceness: int) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rnnlab", description=__doc__.split("\n")[0])
-    sub = p.add_subparsers(dest="command", required=True)
+    p.set_defaults(func=cmd_status)  # no command: the status
+    sub = p.add_subparsers(dest="command")
+    sub.add_parser(
+        "status", help="each design's committed results: complete, provisional or not run"
+    ).set_defaults(func=cmd_status)
     sub.add_parser("labs", help="list the labs").set_defaults(func=cmd_labs)
     r = sub.add_parser("run", help="run (or resume) one lab's sweep")
     r.add_argument("lab", choices=sorted(LABS))

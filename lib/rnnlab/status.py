@@ -56,7 +56,8 @@ COLUMNS = (
 
 
 def load_runs(results_dir: str | Path) -> list[dict]:
-    """Every run in ``results_dir/*.jsonl``, each with an added ``"file"`` key (the file name).
+    """Every run in ``results_dir/*.jsonl`` and ``results_dir/scale/*.jsonl``, each with an
+    added ``"file"`` key (its path in ``results_dir``, e.g. ``scale/reference.jsonl``).
 
     Blank lines are skipped. A missing folder gives ``[]``.
 
@@ -66,7 +67,7 @@ def load_runs(results_dir: str | Path) -> list[dict]:
     """
     folder = Path(results_dir)
     runs: list[dict] = []
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+    for path in _result_files(folder):
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if not line.strip():
                 continue
@@ -82,8 +83,16 @@ def load_runs(results_dir: str | Path) -> list[dict]:
                     f"{path.name} line {number}: missing keys {missing}; "
                     f"each run needs {list(REQUIRED_KEYS)}"
                 )
-            runs.append({**run, "file": path.name})
+            runs.append({**run, "file": path.relative_to(folder).as_posix()})
     return runs
+
+
+def _result_files(folder: Path) -> list[Path]:
+    """The current designs' results files: ``folder/*.jsonl`` and the scale map's
+    ``folder/scale/*.jsonl`` (the archives in ``v1/`` and ``superseded/`` are not evidence)."""
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob("*.jsonl")) + sorted(folder.glob("scale/*.jsonl"))
 
 
 def _parse_time(text: str) -> datetime:
@@ -266,3 +275,115 @@ def lab_walltime_markdown(path: str | Path | None = None) -> str:
         + (f"; {prov['note']}" if prov.get("note") else "")
         + "."
     )
+
+
+def design_progress(results_dir: str | Path | None = None) -> list[dict]:
+    """How far each design is: one row per lab and profile (smoke aside) and per scale-map
+    profile, whether or not it has a results file yet.
+
+    Each row holds ``design`` (``"lab-b"``, ``"scale"``), ``profile``, ``file`` (the path in
+    ``results_dir``, or ``None`` when there is none), ``runs`` (every run in the file, tuning
+    and grid extensions included), ``reporting`` and ``expected`` (the design's reporting runs
+    present, and how many it has: :meth:`rnnlab.sweep.SweepSpec.reporting_progress`), ``state``
+    (``"complete"``, ``"provisional"`` or ``"not run"``) and ``command`` (the one that runs it,
+    or resumes it: finished runs are skipped). Only a complete design gives final verdicts.
+    """
+    from rnnlab import scale
+    from rnnlab.labs import LABS
+    from rnnlab.sweep import load_results
+
+    if results_dir is None:
+        from rnnlab.paths import results_dir as default_results_dir
+
+        results_dir = default_results_dir()
+    folder = Path(results_dir)
+    designs = [
+        (
+            name,
+            profile,
+            Path(f"{name}-{profile}.jsonl"),
+            lab.sweep(profile),
+            f"python -m rnnlab reproduce --profile {profile} --labs {name}",
+        )
+        for name, lab in LABS.items()
+        for profile in lab.profiles
+        if profile != "smoke"
+    ]
+    designs += [
+        (
+            "scale",
+            profile,
+            Path("scale") / f"{profile}.jsonl",
+            scale.sweep_spec(profile),
+            f"python -m rnnlab run-scale --profile {profile} --jobs 2",
+        )
+        for profile in scale.SCALE_PROFILES
+        if profile != "smoke"
+    ]
+    rows = []
+    for design, profile, relative, spec, command in designs:
+        path = folder / relative
+        records = load_results(path) if path.exists() else []
+        present, expected = spec.reporting_progress(records)
+        state = "complete" if present == expected else "provisional" if records else "not run"
+        rows.append(
+            {
+                "design": design,
+                "profile": profile,
+                "file": relative.as_posix() if path.exists() else None,
+                "runs": len(records),
+                "reporting": present,
+                "expected": expected,
+                "state": state,
+                "command": command,
+            }
+        )
+    return rows
+
+
+def design_progress_markdown(results_dir: str | Path | None = None) -> str:
+    """:func:`design_progress` as a Markdown table, for the *Execution status* page."""
+    rows = [
+        {
+            "design": r["design"],
+            "profile": r["profile"],
+            "file": f"`{r['file']}`" if r["file"] else "none",
+            "reporting": f"{r['reporting']:,} of {r['expected']:,}",
+            "runs": f"{r['runs']:,}",
+            "state": r["state"] if r["state"] != "provisional" else "**provisional**",
+            "command": f"`{r['command']}`",
+        }
+        for r in design_progress(results_dir)
+    ]
+    columns = (
+        ("design", "Design"),
+        ("profile", "Profile"),
+        ("file", "Results file"),
+        ("reporting", "Reporting runs"),
+        ("runs", "Runs in the file"),
+        ("state", "State"),
+        ("command", "Runs or resumes it"),
+    )
+    return markdown_table(rows, columns)
+
+
+def design_progress_text(results_dir: str | Path | None = None) -> str:
+    """:func:`design_progress` as plain text: what ``python -m rnnlab status`` prints."""
+    rows = design_progress(results_dir)
+    width = max(len(f"{r['design']} {r['profile']}") for r in rows)
+    lines = ["Committed results in data/results/, against each design's reporting runs:"]
+    for r in rows:
+        name = f"{r['design']} {r['profile']}".ljust(width)
+        count = f"{r['reporting']:>4,} of {r['expected']:>4,} reporting runs"
+        extra = f", {r['runs']:,} runs in {r['file']}" if r["file"] else ""
+        lines.append(f"  {name}  {r['state']:<11s}  {count}{extra}")
+    unfinished = [r for r in rows if r["state"] != "complete"]
+    if unfinished:
+        lines += ["", "To run or resume one (finished runs are skipped):"]
+        lines += [f"  {r['command']}" for r in unfinished]
+    lines += [
+        "",
+        "The scale map's plan (runs, core-hours, what is done and what remains):",
+        "  python -m rnnlab plan scale --profile reference",
+    ]
+    return "\n".join(lines)
