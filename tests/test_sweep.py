@@ -157,6 +157,18 @@ def test_two_processes_write_every_run_once(tmp_path):
     assert all(r["threads"] == 1 for r in recs)
 
 
+def test_worker_processes_record_the_commit_the_sweep_started_with(tmp_path, monkeypatch):
+    """A worker that finishes its first run after the checkout changed still records the commit
+    of the code the sweep started with (the parent's), and the sweep leaves no variable set."""
+    import rnnlab.sweep as sweep_module
+
+    monkeypatch.delenv("RNNLAB_GIT_COMMIT", raising=False)
+    monkeypatch.setattr(sweep_module, "git_commit", lambda: "commit-at-start")
+    recs = run_sweep(small_spec(n_exp=1, seeds=(0, 1)), tmp_path / "r.jsonl", jobs=2)
+    assert {r["git_commit"] for r in recs} == {"commit-at-start"}
+    assert "RNNLAB_GIT_COMMIT" not in os.environ
+
+
 def test_shards_partition_the_experiments():
     exps = get_lab("lab-c").sweep("smoke").experiments
     parts = [shard(exps, i, 3) for i in range(3)]

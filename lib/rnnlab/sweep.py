@@ -37,6 +37,7 @@ import datetime as _dt
 import functools
 import hashlib
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -285,8 +286,15 @@ def run_id(experiment: Experiment, role: str, seed: int, lr: float | None) -> st
 
 @functools.lru_cache(maxsize=1)
 def git_commit() -> str:
-    """The course repository's commit (``+dirty`` when tracked files have changed), or
-    ``"unknown"`` outside a git checkout."""
+    """The course repository's commit (``+dirty`` when tracked files in ``lib/`` have
+    changed), or ``"unknown"`` outside a git checkout.
+
+    ``$RNNLAB_GIT_COMMIT``, when set, is returned instead: :func:`run_sweep` sets it to its own
+    commit before it starts worker processes, so that every run records the commit of the code
+    the sweep was started with, even when the checkout changes while the sweep runs."""
+    env = os.environ.get("RNNLAB_GIT_COMMIT")
+    if env:
+        return env
     try:
         from rnnlab.paths import repo_root
 
@@ -828,6 +836,9 @@ def run_sweep(
 
     import multiprocessing as mp
 
+    # the workers start later, maybe after the checkout has changed: they record this commit
+    saved_commit = os.environ.get("RNNLAB_GIT_COMMIT")
+    os.environ["RNNLAB_GIT_COMMIT"] = git_commit()
     pools: list[ProcessPoolExecutor] = []
 
     def new_pool() -> ProcessPoolExecutor:
@@ -855,6 +866,10 @@ def run_sweep(
     finally:
         for pool in pools:
             pool.shutdown(wait=True, cancel_futures=True)
+        if saved_commit is None:
+            os.environ.pop("RNNLAB_GIT_COMMIT", None)
+        else:
+            os.environ["RNNLAB_GIT_COMMIT"] = saved_commit
     return finish()
 
 

@@ -198,14 +198,37 @@ def select_device(preference: str | None = None) -> torch.device:
 
 
 def device_name(device: torch.device) -> str:
-    """A human-readable name of the hardware (GPU model, or the CPU's)."""
+    """A human-readable name of the hardware: the GPU model, or for the CPU its architecture,
+    model and the vector instructions torch's kernels use, e.g.
+    ``"x86_64: Intel(R) Xeon(R) Processor (AVX512)"``.
+
+    The CPU's model is part of a run's provenance because it can change the numbers: on
+    another CPU model torch's and oneDNN's kernels may use other instructions and block sizes,
+    so sums are taken in another order and the same seed gives slightly different results. The
+    same seed on the same CPU model gives the same numbers, to the last bit."""
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
     if device.type == "mps":
         return "Apple MPS"
     import platform
 
-    return platform.processor() or platform.machine() or "cpu"
+    arch = platform.machine() or "cpu"
+    return f"{arch}: {cpu_model()} ({torch.backends.cpu.get_cpu_capability()})"
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``model name`` in ``/proc/cpuinfo`` on Linux), else what
+    :func:`platform.processor` says, else ``"unknown CPU"``."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def seed_everything(seed: int) -> None:
