@@ -296,12 +296,20 @@ def test_committed_benchmark_covers_the_reference_design_with_provenance():
 
 
 def test_scale_results_are_not_read_as_lab_results(tmp_path):
-    """The labs read data/results/*.jsonl; the scale map lives in data/results/scale/."""
-    from rnnlab import status
+    """The labs and the Findings table read data/results/LAB-PROFILE.jsonl; the scale map lives
+    in data/results/scale/, where the Execution status page lists it under its own path."""
+    import json
+
+    from rnnlab import findings, status
 
     (tmp_path / "scale").mkdir()
-    (tmp_path / "scale" / "reference.jsonl").write_text('{"run_id": "x"}\n')
-    assert status.load_runs(tmp_path) == []
+    run = {
+        "lab": "scale", "profile": "reference", "seed": 0, "device": "cpu", "versions": {},
+        "wall_time_s": 1.0, "git_commit": "abc", "started_at": "2026-12-01T00:00:00+00:00",
+    }  # fmt: skip
+    (tmp_path / "scale" / "reference.jsonl").write_text(json.dumps(run) + "\n")
+    assert findings.result_files(tmp_path) == []
+    assert [r["file"] for r in status.load_runs(tmp_path)] == ["scale/reference.jsonl"]
     assert scale.default_out("reference").parent.name == "scale"
     assert scale.default_out("reference").parent.parent.name == "results"
 

@@ -164,3 +164,39 @@ def test_summary_lines_say_where_depth_is_supported_and_where_not() -> None:
     assert "supported from 25,000 parameters at 6,000 steps" in text
     assert "overtakes width at about" in text
     assert "L=4 against L=1: no cell of the map has results yet." in text
+
+
+def _with_curves(records: list[dict], gap_at) -> list[dict]:
+    """Give each record a validation curve every 100 steps: L=1 at 2.0 bits per character, the
+    deep model at 2.0 - gap_at(step / steps) (so a positive gap means depth is better)."""
+    out = []
+    for r in records:
+        steps = r["experiment"]["labels"]["steps"]
+        points = range(100, steps + 1, 100)
+        deep = r["num_layers"] > 1
+        curve = [
+            {"step": s, "val": 2.0 - (gap_at(s / steps) + 0.001 * r["seed"] if deep else 0.0)}
+            for s in points
+        ]
+        out.append({**r, "curves": curve})
+    return out
+
+
+def test_gap_along_training_reads_the_longest_length_in_the_map_at_each_budget() -> None:
+    advantage = {(25_000, 1_500): -0.05, (25_000, 3_000): 0.01, (63_000, 1_500): -0.05}
+    # depth behind for the first half of every schedule, ahead by 0.02 from 60% on
+    records = _with_curves(_map(advantage), lambda f: 0.02 if f >= 0.6 else -0.1)
+    # a 6,000-step cell with too few seeds stays out of the map, and so out of this view
+    records += _with_curves(_map({(25_000, 6_000): 0.05}, seeds=2), lambda f: 0.5)
+    along = scalemap.gap_along_training(records, deep=2)
+    assert list(along) == [25_000, 63_000]
+    assert {r["schedule"] for r in along[25_000]} == {3_000}
+    assert {r["schedule"] for r in along[63_000]} == {1_500}
+    assert [r["step"] for r in along[25_000]] == list(range(100, 3_001, 100))
+    assert along[25_000][-1]["gap"] == pytest.approx(0.02 + 0.002)  # + the mean seed offset
+    assert along[25_000][0]["ci_low"] <= along[25_000][0]["gap"] <= along[25_000][0]["ci_high"]
+    assert scalemap.overtakes_at(along[25_000]) == 1_800  # 60% of 3,000 steps
+    assert scalemap.overtakes_at(along[63_000]) == 900
+    behind = _with_curves(_map({(25_000, 1_500): -0.05}), lambda f: -0.01)
+    assert scalemap.overtakes_at(scalemap.gap_along_training(behind, deep=2)[25_000]) is None
+    assert scalemap.gap_along_training([], deep=2) == {}

@@ -18,7 +18,13 @@ results into what the book shows:
   length" when width is ahead at every length, "at or below the shortest" when depth already
   leads there.
 
-A partial results file gives a partial map: a cell enters only with at least two seeds of both
+* **the gap along training** (:func:`gap_along_training`, :func:`overtakes_at`): per budget, the
+  paired advantage on the validation sample at every evaluation step of the longest schedule in
+  the map. This is how the CPU pilot measured ("L=2 overtakes L=1 after about 4,000 steps"); it
+  is a view *inside* one schedule, whose rate has not yet decayed at intermediate steps, so it
+  is shown beside the map and never judged.
+
+A partial results file gives a partial map: a cell enters only with every reporting seed of both
 depths, and :func:`status` counts the runs present against the design, so that the book can mark
 the map *provisional* with that count. Nothing here fills in a missing cell.
 
@@ -213,6 +219,46 @@ def status(records: Sequence[dict], profile: str = "reference") -> MapStatus:
         eval_expected=expected,
         runs_expected=spec.n_runs(),
     )
+
+
+def gap_along_training(records: Sequence[dict], *, deep: int) -> dict[int, list[dict]]:
+    """Per budget (ascending), the advantage of L=``deep`` over L=1 along training in the
+    longest training length of the map (:func:`map_cells`) at that budget: the rows of
+    :func:`rnnlab.analysis.curve_gap`, one per evaluation step, on the validation sample with a
+    95% interval over seeds (positive = depth better). Budgets without a map cell are left out.
+
+    Every row also carries ``"schedule"``, the length of the schedule it was read from."""
+    longest: dict[int, analysis.CellComparison] = {}
+    for c in map_cells(records, deep=deep):
+        budget, steps = _key(c)
+        if budget not in longest or steps > _key(longest[budget])[1]:
+            longest[budget] = c
+    out = {}
+    for budget in sorted(longest):
+        c = longest[budget]
+        rows = analysis.curve_gap(records, c.cell, wide=WIDE, deep=deep)
+        out[budget] = [{**r, "schedule": _key(c)[1]} for r in rows]
+    return out
+
+
+def overtakes_at(rows: Sequence[dict]) -> int | None:
+    """The first evaluation step from which depth's mean advantage stays above 0 to the end of
+    the schedule (the pilot's "overtakes after N steps"), or ``None`` when it is not above 0 at
+    the last step. ``rows`` are :func:`gap_along_training` (or ``curve_gap``) rows.
+
+    >>> overtakes_at([{"step": 100, "gap": -0.1}, {"step": 200, "gap": 0.01},
+    ...               {"step": 300, "gap": -0.01}, {"step": 400, "gap": 0.02}])
+    400
+    >>> overtakes_at([{"step": 100, "gap": 0.1}, {"step": 200, "gap": 0.0}]) is None
+    True
+    """
+    step = None
+    for r in sorted(rows, key=lambda r: r["step"]):
+        if r["gap"] > 0:
+            step = r["step"] if step is None else step
+        else:
+            step = None
+    return step
 
 
 def design_grid(profile: str = "reference") -> tuple[list[int], list[int]]:
