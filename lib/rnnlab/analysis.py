@@ -55,11 +55,12 @@ def cell_sort_key(cell: Sequence[tuple[str, object]]) -> tuple:
 
 
 def cell_name(cell: Sequence[tuple[str, object]]) -> str:
-    """A short human-readable name of a cell, e.g. ``majority, budget 8000``."""
+    """A short human-readable name of a cell, e.g. ``majority, budget 8,000``."""
     d = dict(cell)
     parts = [str(d.get("task", "?"))]
     for key, fmt in (
         ("budget", "budget {:,}"),
+        ("steps", "{:,} steps"),  # the scale map: one cell per training length
         ("nesting", "nesting {}"),
         ("n_train", "n_train {:,}"),
     ):
