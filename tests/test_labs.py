@@ -274,3 +274,22 @@ def test_convergence_sentence_names_the_groups_still_improving(monkeypatch):
     assert book.convergence_sentence([{}]).startswith("All 2 cell-and-depth groups had converged")
     monkeypatch.setattr(analysis, "convergence", lambda records: [])
     assert book.convergence_sentence([]) == ""
+
+
+def test_provenance_sentence_keeps_the_dirty_mark_and_counts_long_compute_in_hours():
+    from rnnlab.analysis import format_provenance, provenance
+
+    base = {
+        "lab": "scale", "profile": "reference", "device": "cpu", "device_name": "x86_64",
+        "versions": {"torch": "2.13.0", "python": "3.11.7"}, "role": "eval", "seed": 0,
+        "started_at": "2026-12-02T09:00:00+00:00", "wall_time_s": 3_600.0,
+    }  # fmt: skip
+    runs = [
+        {**base, "git_commit": "a" * 40},
+        {**base, "git_commit": "a" * 40 + "+dirty"},
+        {**base, "git_commit": "b" * 40 + "+dirty", "seed": 1},
+    ]
+    text = format_provenance(provenance(runs))
+    assert f"commit {'a' * 10}, {'a' * 10}+dirty, {'b' * 10}+dirty" in text
+    assert "3.0 h of compute" in text
+    assert "60.0 min of compute" in format_provenance(provenance(runs[:1]))

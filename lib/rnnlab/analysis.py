@@ -434,14 +434,18 @@ def format_provenance(prov: dict) -> str:
     """One sentence naming where a figure's numbers come from."""
     if not prov:
         return "no results"
+    commits = dict.fromkeys(  # shortened, keeping the mark of uncommitted changes
+        c[:10] + ("+dirty" if c.endswith("+dirty") else "") for c in prov["git_commit"]
+    )
+    minutes = prov["total_wall_time_s"] / 60
+    compute = f"{minutes:.1f} min" if minutes < 120 else f"{minutes / 60:.1f} h"
     return (
         f"{'/'.join(prov['lab'])}, profile {'/'.join(prov['profile'])}, "
         f"{len(prov['seeds'])} seeds {prov['seeds']}, {prov['eval_runs']} reported runs "
         f"(+{prov['runs'] - prov['eval_runs']} tuning), on {'; '.join(prov['devices'])}, "
         f"torch {'/'.join(prov['torch'])}, "
         f"run {prov['first_run'][:10]} to {prov['last_run'][:10]}, "
-        f"{prov['total_wall_time_s'] / 60:.1f} min of compute, "
-        f"commit {', '.join(c[:10] for c in prov['git_commit'])}"
+        f"{compute} of compute, commit {', '.join(commits)}"
     )
 
 
