@@ -356,3 +356,24 @@ def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     strip = [[{k: v for k, v in r.items() if k != "elapsed_s"} for r in rec["curves"]]
              for rec in (resumed, reference)]  # fmt: skip
     assert strip[0] == strip[1]
+
+
+def test_a_drain_file_stops_new_runs_and_keeps_the_runs_in_flight(tmp_path):
+    """``touch <out>.drain``: no new run starts, the runs in progress are recorded, the sweep
+    returns and removes the file; a drain file left from before does not stop a new sweep."""
+    out = tmp_path / "s.jsonl"
+    drain = scale.default_drain_file(out)
+    assert drain.name == "s.jsonl.drain"
+    drain.write_text("")  # left from an earlier sitting
+
+    def drain_now(rec: dict) -> None:
+        drain.touch()
+
+    recs = scale.run_scale("smoke", out, jobs=1, on_record=drain_now)
+    assert len(recs) == 1 and not drain.exists()
+    recs = scale.run_scale("smoke", out, jobs=2, on_record=drain_now)
+    assert len(recs) == 1 + 2  # both runs in flight when the file appeared were kept
+    assert not drain.exists()
+    assert len({r["run_id"] for r in recs}) == 3
+    remaining = scale.sweep_spec("smoke").n_runs() - 3
+    assert remaining > 0  # the drain, not the end of the design, stopped it

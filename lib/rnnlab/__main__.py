@@ -227,6 +227,10 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         f"{total} runs before grid extensions; {already} already in {out}; checkpoints in {ckpt}",
         flush=True,
     )
+    print(
+        f"to stop after the runs in progress (nothing lost): touch {scale.default_drain_file(out)}",
+        flush=True,
+    )
     if args.profile == "smoke":
         print("note: the smoke profile checks code paths only; its numbers are not evidence.")
     t0 = time.perf_counter()

@@ -360,6 +360,14 @@ def default_checkpoint_dir(out: str | Path) -> Path:
     return out.with_name(out.name + ".ckpt")
 
 
+def default_drain_file(out: str | Path) -> Path:
+    """``<out>.drain``: while this file exists, :func:`run_scale` starts no new run; the runs in
+    progress finish, are recorded, and the sweep stops (``touch`` it to end a sitting without
+    losing the runs in flight; the sweep removes it when it stops)."""
+    out = Path(out)
+    return out.with_name(out.name + ".drain")
+
+
 def run_command(profile: str, out: str | Path, jobs: int = 2) -> str:
     """The command that runs (or resumes) ``profile`` into ``out``."""
     return (
@@ -662,6 +670,9 @@ def plan_command(
         "  in the background, niced: setsid nohup env OMP_NUM_THREADS=1 "
         f"{run_command(profile, target)} --nice 10 > scale-{profile}.log 2>&1 &"
     )
+    print(
+        f"to stop it after the runs in progress (nothing lost): touch {default_drain_file(target)}"
+    )
     return result
 
 
@@ -680,23 +691,33 @@ def run_scale(
 ):
     """Run (or resume) the scale sweep of ``profile`` into ``out`` (default :func:`default_out`)
     with per-run checkpoints in ``checkpoint_dir`` (default ``<out>.ckpt``). Returns
-    :func:`rnnlab.sweep.run_sweep`'s records."""
+    :func:`rnnlab.sweep.run_sweep`'s records.
+
+    Creating ``<out>.drain`` (:func:`default_drain_file`) while it runs drains it: no new run
+    starts, the runs in progress finish and are recorded, and the file is removed on return. A
+    drain file left from before is removed at the start, so it never stops a new sweep."""
     from rnnlab.sweep import run_sweep
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
     target = Path(out) if out else default_out(profile)
     spec = sweep_spec(profile, seeds)
-    return run_sweep(
-        spec,
-        target,
-        jobs=jobs,
-        device=device,
-        threads=threads,
-        on_record=on_record,
-        on_failure=on_failure,
-        max_runs=max_runs,
-        checkpoint_dir=checkpoint_dir
-        if checkpoint_dir is not None
-        else default_checkpoint_dir(target),
-    )
+    drain = default_drain_file(target)
+    drain.unlink(missing_ok=True)
+    try:
+        return run_sweep(
+            spec,
+            target,
+            jobs=jobs,
+            device=device,
+            threads=threads,
+            on_record=on_record,
+            on_failure=on_failure,
+            max_runs=max_runs,
+            checkpoint_dir=checkpoint_dir
+            if checkpoint_dir is not None
+            else default_checkpoint_dir(target),
+            stop_file=drain,
+        )
+    finally:
+        drain.unlink(missing_ok=True)

@@ -696,6 +696,7 @@ def run_sweep(
     max_runs: int | None = None,
     scheduler: str | None = None,
     checkpoint_dir: str | Path | None = None,
+    stop_file: str | Path | None = None,
 ) -> SweepRecords:
     """Run every missing run of ``spec``, appending each finished one to ``out``.
 
@@ -720,6 +721,10 @@ def run_sweep(
     the tests to simulate an interruption). ``checkpoint_dir`` (e.g. ``f"{out}.ckpt"``) makes each
     run save checkpoints there every few minutes, so a killed sweep also resumes *inside* the run
     in progress.
+
+    ``stop_file`` drains the sweep: once that file exists, no new run starts, the runs in
+    progress finish and are recorded, and the sweep returns (the file is left for the caller to
+    remove). Use it to end a sitting without throwing away the compute of the runs in flight.
     """
     store = ResultsStore(out)
     out = store.path
@@ -765,6 +770,8 @@ def run_sweep(
             on_failure(rec)
 
     def budget_left() -> bool:
+        if stop_file is not None and Path(stop_file).exists():
+            return False
         return max_runs is None or new < max_runs
 
     def todo() -> list[tuple[Experiment, str, int, float]]:
