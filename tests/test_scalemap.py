@@ -154,7 +154,30 @@ def test_heatmap_marks_cells_not_run_yet() -> None:
     )  # fmt: skip
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts.count("not run yet") == len(budgets) * len(lengths) - 1
-    assert any("supported" in t for t in texts)
+    p = cells[0].comparison.p_diff_adjusted
+    assert any(t.endswith(f"supported (Holm p {p:.3f})") or t.endswith("(Holm p < 0.001)")
+               for t in texts)  # fmt: skip
+
+
+def test_heatmap_shows_the_adjusted_p_that_made_a_cell_inconclusive() -> None:
+    """Holm across the map can leave a cell inconclusive although its own interval excludes 0:
+    the annotation gives the adjusted p-value, so the reader sees why."""
+    diffs = (0.02, 0.005, 0.015, 0.001, 0.019)  # mean 0.012, one-cell p about 0.03
+    records = [
+        r
+        for b in (25_000, 63_000, 160_000, 400_000)
+        for seed, d in enumerate(diffs)
+        for r in (_record(b, 1_500, 1, seed, 2.0), _record(b, 1_500, 2, seed, 2.0 - d))
+    ]
+    cells = scalemap.map_cells(records, deep=2)
+    fig = plots.gap_heatmap(cells, row_key="budget_target", col_key="steps", title="t")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    for c, t in zip(cells, texts, strict=True):
+        k = c.comparison
+        assert t.splitlines()[-1] == f"{k.verdict} (Holm p {k.p_diff_adjusted:.3f})"
+    assert any(c.comparison.verdict == "inconclusive" and c.comparison.ci_low > 0 for c in cells), (
+        "the example needs a cell whose own interval excludes 0 but whose adjusted p does not"
+    )
 
 
 def test_summary_lines_say_where_depth_is_supported_and_where_not() -> None:

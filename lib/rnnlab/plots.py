@@ -408,7 +408,9 @@ def gap_heatmap(
 
     Colour encodes the estimate, but a colour alone would make the cell with the widest interval
     look the most certain; so every cell is annotated with the effect, its 95% interval and its
-    verdict, and a cell whose interval contains 0 is drawn faded and hatched. ``rows`` and
+    verdict (with the Holm-adjusted p-value that decided it, when the comparison has one: so a
+    cell whose unadjusted interval excludes 0 can still be *inconclusive*), and a cell whose
+    interval contains 0 is drawn faded and hatched. ``rows`` and
     ``cols`` fix the grid (a design's values); a grid cell without a comparison is left blank and
     marked "not run yet". ``effect_label`` names the effect and its unit on the colour bar."""
     rows = sorted({dict(c.cell)[row_key] for c in comparisons}) if rows is None else list(rows)
@@ -423,6 +425,9 @@ def gap_heatmap(
         k = c.comparison
         grid[i, j] = k.effect
         verdict = getattr(k, "verdict", "")
+        p_holm = getattr(k, "p_diff_adjusted", float("nan"))
+        if verdict and np.isfinite(p_holm):  # the verdict is decided by the adjusted p-value
+            verdict += f" (Holm p {p_holm:.3f})" if p_holm >= 0.001 else " (Holm p < 0.001)"
         notes[i, j] = f"{k.effect:+.3f}\n[{k.ci_low:+.3f}, {k.ci_high:+.3f}]\n{verdict}"
         if not (k.ci_low > 0 or k.ci_high < 0):
             uncertain.append((i, j))
