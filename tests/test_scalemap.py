@@ -94,7 +94,8 @@ def test_crossover_inside_the_map_has_a_finite_bootstrap_interval() -> None:
     assert 3_000 < x.estimate < 6_000
     assert 3_000 <= x.low <= x.estimate <= x.high <= 6_000
     assert x.share_beyond < 0.05
-    assert "overtakes width at about" in x.text()
+    assert "the mean advantage turns from width to depth at about" in x.text()
+    assert f"(95% bootstrap interval: {x.low:,.0f} steps to {x.high:,.0f} steps" in x.text()
     again = scalemap.crossovers(records, deep=2, n_boot=500)[0]
     assert (again.low, again.high) == (x.low, x.high)  # a fixed bootstrap seed
 
@@ -185,7 +186,7 @@ def test_summary_lines_say_where_depth_is_supported_and_where_not() -> None:
     text = "\n".join(scalemap.summary_lines(_map(advantage), deeps=(2, 4), n_boot=200))
     assert "L=2 against L=1, 3 of the map's cells measured (1 supported, 2 contradicted)" in text
     assert "supported from 25,000 parameters at 6,000 steps" in text
-    assert "overtakes width at about" in text
+    assert "the mean advantage turns from width to depth at about" in text
     assert "L=4 against L=1: no cell of the map has results yet." in text
 
 
@@ -223,3 +224,15 @@ def test_gap_along_training_reads_the_longest_length_in_the_map_at_each_budget()
     behind = _with_curves(_map({(25_000, 1_500): -0.05}), lambda f: -0.01)
     assert scalemap.overtakes_at(scalemap.gap_along_training(behind, deep=2)[25_000]) is None
     assert scalemap.gap_along_training([], deep=2) == {}
+
+
+def test_a_barely_positive_mean_gives_a_crossing_whose_interval_reaches_beyond_the_map() -> None:
+    """The mean turns positive at the longest length, but within noise: the text names the
+    crossing of the mean, an interval open beyond the map, and how often depth never leads."""
+    records = _map({(160_000, 1_500): -0.04, (160_000, 3_000): 0.003}, noise=0.02)
+    (x,) = scalemap.crossovers(records, deep=2, n_boot=500)
+    assert 1_500 < x.estimate <= 3_000 and x.high == math.inf and 0 < x.share_beyond < 1
+    text = x.text()
+    assert "the mean advantage turns from width to depth at about" in text
+    assert "to beyond 3,000 steps, the longest measured; in " in text
+    assert f"{x.share_beyond:.0%} of the resamples depth never leads inside the map)" in text

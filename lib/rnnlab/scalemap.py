@@ -108,7 +108,9 @@ def _crossing(lengths: Sequence[float], advantages: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class Crossover:
-    """Where depth overtakes width along training length, at one budget.
+    """Where depth's mean advantage turns positive along training length, at one budget (a
+    sign change of the mean, not a verdict: whether that lead is *supported* is the map's
+    cell verdict, :func:`supported_frontier`).
 
     ``estimate`` is the interpolated crossing (steps) of the mean advantages, ``-inf`` / ``inf``
     when it is at or below the shortest / beyond the longest length measured; ``low`` and
@@ -140,11 +142,20 @@ class Crossover:
             )
         if self.estimate == -math.inf:
             return f"{where}: depth already leads at {shortest} steps, the shortest length"
-        high = "beyond the map" if self.high == math.inf else f"{self.high:,.0f}"
-        low = f"at or below {shortest}" if self.low == -math.inf else f"{self.low:,.0f}"
+        high = (
+            f"beyond {longest} steps, the longest measured"
+            if self.high == math.inf
+            else f"{self.high:,.0f} steps"
+        )
+        low = f"at or below {shortest} steps" if self.low == -math.inf else f"{self.low:,.0f} steps"
+        never = (
+            f"; in {self.share_beyond:.0%} of the resamples depth never leads inside the map"
+            if self.share_beyond > 0
+            else ""
+        )
         return (
-            f"{where}: depth overtakes width at about {self.estimate:,.0f} steps "
-            f"(95% bootstrap interval {low} to {high} steps)"
+            f"{where}: the mean advantage turns from width to depth at about "
+            f"{self.estimate:,.0f} steps (95% bootstrap interval: {low} to {high}{never})"
         )
 
 
