@@ -20,8 +20,8 @@ CUDA, mixed precision is used (bf16 where supported, otherwise fp16 with a gradi
 Determinism: with the same seed, on the same CPU model, the same code gives bit-identical
 metrics (the seed fixes the initial weights, dropout and the batch order). On another CPU model
 torch's kernels may use other vector instructions and block sizes, so floating-point sums are
-taken in another order and the numbers differ slightly, by less than the spread between seeds
-(every run records its CPU model and instruction set: :func:`device_name`).
+taken in another order and the numbers differ slightly (every run records its CPU model and
+instruction set: :func:`device_name`).
 
 Checkpoints: ``train_model(..., checkpoint=path)`` saves everything the loop's future depends on
 (weights, optimiser, schedule, gradient scaler, the batch-index generator and torch's global
