@@ -251,6 +251,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path):
     records = run_sweep(spec, out, max_runs=4)
     half = scale.plan(spec, records, timings=timings, file=io.StringIO())
     assert half["done_runs"] == 4 and half["remaining_runs"] == empty["runs"] - 4
+    assert spec.planned_runs(records) == half["runs"]  # the count the CLI's progress lines use
     assert half["done_core_hours"] == pytest.approx(
         sum(cost(next(e for e in design if e.key == r["experiment_key"])) for r in records) / 3600
     )

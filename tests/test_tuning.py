@@ -70,7 +70,10 @@ def test_edge_optimum_extends_the_whole_cell_until_interior():
     recs = _tune_all(cell, cell[0].lr_grid, score)
     g, complete = cell_grid(cell, recs)
     assert not complete and len(g) == 4 and g[-1] == pytest.approx(10**-1.5)
-    todo = pending_units(SweepSpec("x", "cpu", tuple(cell), (0, 1)), recs)
+    spec = SweepSpec("x", "cpu", tuple(cell), (0, 1))
+    # the planned count grows with the extension: 4 rates x 2 tuning seeds x 2 depths + 2 x 2
+    assert spec.n_runs() == 3 * 2 * 2 + 4 and spec.planned_runs(recs) == 4 * 2 * 2 + 4
+    todo = pending_units(spec, recs)
     # both depths get the new rate, on both tuning seeds: equal trials per depth
     assert {(e.num_layers, s) for e, role, s, lr in todo} == {(1, t) for t in TUNE_SEEDS} | {
         (2, t) for t in TUNE_SEEDS

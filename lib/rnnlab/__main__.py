@@ -220,11 +220,13 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     spec = scale.sweep_spec(args.profile, seeds)
     ResultsStore(out).check_writable()
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
-    total = spec.n_runs()
-    already = len(load_results(out))
+    records = load_results(out)
+    already = len(records)
+    total = spec.planned_runs(records)
     print(
         f"scale {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
-        f"{total} runs before grid extensions; {already} already in {out}; checkpoints in {ckpt}",
+        f"{spec.n_runs()} runs before grid extensions, {total} with the extensions so far; "
+        f"{already} already in {out}; checkpoints in {ckpt}",
         flush=True,
     )
     print(

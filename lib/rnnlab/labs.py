@@ -864,8 +864,9 @@ def run_lab(
     part = _parse_shard(shard_text)
     if part is not None:
         spec = SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
-    total = spec.n_runs()
-    already = len(load_results(out))
+    records = load_results(out)
+    total = spec.planned_runs(records)
+    already = len(records)
     print(
         f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} experiments, "
         f"{len(spec.seeds)} seeds, {total} runs; {already} already in {shown_path(out)}",

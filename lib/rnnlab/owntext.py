@@ -119,7 +119,8 @@ def run_lab_on_text(
     if cut:
         print(f"note: the text is short, so n_train is lowered to {sorted(cut)} windows")
     t0 = time.perf_counter()
-    log, log_failure = console_log(spec.n_runs(), already=len(load_results(out)))
+    done = load_results(out)
+    log, log_failure = console_log(spec.planned_runs(done), already=len(done))
 
     records = run_sweep(
         spec,

@@ -260,6 +260,20 @@ class SweepSpec:
         )
         return tune + len(self.experiments) * len(self.seeds)
 
+    def planned_runs(self, records: Sequence[dict]) -> int:
+        """Runs of the design as the data has grown it so far: every tuned cell's current grid
+        (with the extensions that the finished tuning runs in ``records`` have triggered) at
+        each tuning seed, and every experiment at each reporting seed. With no records this is
+        :meth:`n_runs`; later extensions, decided by the data, may still add runs."""
+        tune = 0
+        for cell in cells_of(self.experiments).values():
+            if self.source(cell[0]) is not None:
+                continue
+            grid, _ = cell_grid(cell, records)
+            if len(grid) > 1:
+                tune += len(grid) * len(TUNE_SEEDS) * len(cell)
+        return tune + len(self.experiments) * len(self.seeds)
+
     def reporting_progress(self, records: Iterable[dict]) -> tuple[int, int]:
         """``(present, expected)``: how many of the design's reporting runs (every experiment
         at every reporting seed) ``records`` holds. Tuning runs and grid extensions do not
