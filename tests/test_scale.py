@@ -221,7 +221,7 @@ def test_smoke_sweep_runs_end_to_end_and_resumes(tmp_path, capsys):
     assert f"run-scale --profile smoke --jobs 2 --out {out}" in text
 
 
-def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path):
+def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypatch):
     spec = scale.sweep_spec("smoke")
     design = spec.experiments
     timings = fake_timings(design)
@@ -257,15 +257,30 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path):
     )
     assert math.isclose(half["done_core_hours"] + half["remaining_core_hours"], expected / 3600)
     # the finished runs calibrate the estimate: the median of measured over estimated run time
-    ratios = sorted(
+    ratios_by_index = [
         r["wall_time_s"] / cost(next(e for e in design if e.key == r["experiment_key"]))
         for r in records
-    )
+    ]
+    ratios = sorted(ratios_by_index)
     assert half["calibration"] == pytest.approx((ratios[1] + ratios[2]) / 2)
     assert half["remaining_core_hours_calibrated"] == pytest.approx(
         half["remaining_core_hours"] * half["calibration"]
     )
     assert empty["calibration"] is None and "calibrated" not in text
+    assert half["calibration_recent"] is None  # no more runs than the recent window
+    # the latest runs calibrate "this machine now": the 2 latest run three times as slow
+    monkeypatch.setattr(scale, "RECENT_RUNS", 2)
+    slow = [
+        {**r, "started_at": f"2026-12-0{i + 1}T00:00:00+00:00",
+         "wall_time_s": r["wall_time_s"] * (3 if i >= 2 else 1)}
+        for i, r in enumerate(records)
+    ]  # fmt: skip
+    buf = io.StringIO()
+    later = scale.plan(spec, slow, timings=timings, file=buf)
+    assert later["calibration_recent"] == pytest.approx(
+        3 * (ratios_by_index[2] + ratios_by_index[3]) / 2
+    )
+    assert "calibrated by the 2 most recent runs" in buf.getvalue()
     names = set(half["remaining"])
     assert not names & {
         scale._unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],

@@ -112,6 +112,8 @@ SCALE_PROFILES = ("reference", "gpu", "smoke")
 ISSUE_CALIBRATION = {"params": 400_000, "steps": 8_000, "minutes": 37.0}
 """The issue's measurement: 400K parameters, 8000 steps of 32 x 128 characters, about 37 minutes
 on one core (0.28 s per step). :func:`plan` prints it beside the benchmark."""
+#: how many of the latest finished runs :func:`plan` calibrates "this machine now" by
+RECENT_RUNS = 10
 TIMINGS_FILE = "scale_step_seconds.json"
 
 
@@ -457,6 +459,16 @@ def plan(
         if r.get("run_id") in cost_of and cost_of[r["run_id"]] > 0 and r.get("wall_time_s")
     ]
     ratio = float(statistics.median(ratios)) if ratios else None
+    # machines differ (the same run took twice as long on one 2-core machine as on another of
+    # the same CPU model): the most recent runs say how fast the machine running the sweep is now
+    by_start = sorted(
+        (r for r in records if r.get("run_id") in cost_of and cost_of[r["run_id"]] > 0),
+        key=lambda r: str(r.get("started_at", "")),
+    )
+    recent = [float(r["wall_time_s"]) / cost_of[r["run_id"]] for r in by_start[-RECENT_RUNS:]]
+    ratio_recent = (
+        float(statistics.median(recent)) if len(ratios) > RECENT_RUNS and recent else None
+    )
     depths = sorted({e.num_layers for e in experiments})
     targets = sorted({e.label("budget_target") for e in experiments})
     budget_of = {e.label("budget_target"): e.budget for e in experiments}
@@ -517,6 +529,13 @@ def plan(
             f"  calibrated by the finished runs (median measured/estimated time of a run "
             f"{ratio:.2f}, over {len(ratios)} runs): remaining about {left_h * ratio:.1f} "
             f"core-hours (about {left_h * ratio / 2:.1f} h on 2 cores)",
+            file=file,
+        )
+    if ratio_recent is not None:
+        p(
+            f"  calibrated by the {RECENT_RUNS} most recent runs (this machine's speed now: "
+            f"median {ratio_recent:.2f}): remaining about {left_h * ratio_recent:.1f} core-hours "
+            f"(about {left_h * ratio_recent / 2:.1f} h on 2 cores)",
             file=file,
         )
     prov = timings.get("provenance", {})
@@ -583,6 +602,7 @@ def plan(
         "remaining_core_hours": left_h,
         "calibration": ratio,
         "remaining_core_hours_calibrated": None if ratio is None else left_h * ratio,
+        "calibration_recent": ratio_recent,
         "remaining": [_unit_name(*u[:4]) for u in remaining],
         "seconds_per_step": {f"{b}|{d}": s[0] for (b, d), s in seconds.items()},
     }
