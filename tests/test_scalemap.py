@@ -16,6 +16,7 @@ LENGTHS = (1_500, 3_000, 6_000)
 def _record(budget: int, steps: int, depth: int, seed: int, bpc: float) -> dict:
     labels = {"task": "charlm-stdlib", "budget_target": budget, "steps": steps}
     return {
+        "run_id": f"{budget}-{steps}-{depth}-{seed}",
         "role": "eval",
         "experiment": {"labels": labels, "n_test": 1_024},
         "budget": budget,
@@ -98,6 +99,10 @@ def test_crossover_inside_the_map_has_a_finite_bootstrap_interval() -> None:
     assert f"(95% bootstrap interval: {x.low:,.0f} steps to {x.high:,.0f} steps" in x.text()
     again = scalemap.crossovers(records, deep=2, n_boot=500)[0]
     assert (again.low, again.high) == (x.low, x.high)  # a fixed bootstrap seed
+    # another budget's runs (listed first, so drawn from first) leave this interval unchanged
+    other = _map({(10_000, s): a for s, a in zip(LENGTHS, (-0.03, 0.0, 0.02), strict=True)})
+    both = {c.budget: c for c in scalemap.crossovers(other + records, deep=2, n_boot=500)}
+    assert (both[25_000].low, both[25_000].high) == (x.low, x.high)
 
 
 def test_crossover_outside_the_map_is_a_bound_not_an_extrapolation() -> None:
@@ -144,6 +149,11 @@ def test_status_counts_against_the_design() -> None:
         == 10
     )
     assert not st.complete and "provisional" in st.text() and "10 of 180" in st.text()
+    # no tuning run yet: the design's runs are its initial grid plus the reporting runs
+    assert (
+        st.runs_expected == sweep_spec("reference").n_runs()
+        and "10 of the design's 270" in st.text()
+    )
 
 
 def test_heatmap_marks_cells_not_run_yet() -> None:

@@ -59,7 +59,7 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
         lab = LABS[lab_name]
         records = load_results(path)
         spec = lab.sweep(profile)
-        expected = spec.n_runs()
+        expected = spec.planned_runs(records)
         complete = spec.is_complete(records)
         for cv in analysis.claim_verdicts(lab, records):
             if not analysis.judged_in(lab, profile, cv.claim):
@@ -178,7 +178,8 @@ def findings_markdown(results_dir: str | Path) -> str:
         BEGIN,
         "",
         "| claim | side it says wins | profile | comparison | our verdict, at the scale it was "
-        "measured | cells: supported / contradicted / equivalent / inconclusive | runs |",
+        "measured | cells: supported / contradicted / equivalent / inconclusive | runs (tuning "
+        "included) of the design |",
         "|---|---|---|---|---|---|---|",
     ]
     if not rows:
@@ -189,7 +190,7 @@ def findings_markdown(results_dir: str | Path) -> str:
         lines.append(
             f"| ({r['claim']}) | {r['direction']} | {r['profile']} | {r['comparison']} | "
             f"{verdict_sentence(r)} | {' / '.join(map(str, counts))} | "
-            f"{r['runs']} (design: {r['runs_expected']} before grid extensions){complete} |"
+            f"{r['runs']} of {r['runs_expected']}{complete} |"
         )
     lines += scale_map_lines(results_dir)
     lines += ["", "The claims, as the seed states them, and what the literature reports:", ""]

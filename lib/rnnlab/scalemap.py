@@ -163,15 +163,17 @@ def crossovers(
     records: Sequence[dict], *, deep: int = 2, n_boot: int = 2000, seed: int = 0
 ) -> list[Crossover]:
     """One :class:`Crossover` per budget that has at least one cell, from the paired per-seed
-    differences of :func:`map_cells` (the bootstrap uses ``seed``, so the result is fixed)."""
+    differences of :func:`map_cells`. Each budget's bootstrap is seeded by ``seed`` and the
+    budget, so its interval is fixed by its own cells and stays put when others gain runs."""
     if n_boot < 100:
         raise ValueError(f"n_boot must be at least 100, got {n_boot!r}")
     by_budget: dict[int, list[analysis.CellComparison]] = {}
     for c in map_cells(records, deep=deep):
         by_budget.setdefault(_key(c)[0], []).append(c)
-    rng = np.random.default_rng(seed)
     out = []
     for budget, cells in sorted(by_budget.items()):
+        # each budget draws its own stream: its interval depends on its own cells only
+        rng = np.random.default_rng([seed, budget])
         cells = sorted(cells, key=_key)
         lengths = [_key(c)[1] for c in cells]
         diffs = [np.asarray(c.comparison.differences, dtype=float) for c in cells]
@@ -213,8 +215,9 @@ class MapStatus:
     def text(self) -> str:
         state = "complete" if self.complete else "**provisional**"
         return (
-            f"{state}: {self.eval_runs} of {self.eval_expected} reporting runs and {self.runs} "
-            f"runs in all (the design has {self.runs_expected} before any grid extension)"
+            f"{state}: {self.eval_runs} of {self.eval_expected} reporting runs, and {self.runs} of "
+            f"the design's {self.runs_expected} runs in all (tuning included, with the grid "
+            "extensions its results have called for so far)"
         )
 
 
@@ -228,7 +231,7 @@ def status(records: Sequence[dict], profile: str = "reference") -> MapStatus:
         runs=len(records),
         eval_runs=present,
         eval_expected=expected,
-        runs_expected=spec.n_runs(),
+        runs_expected=spec.planned_runs(records),
     )
 
 
