@@ -75,9 +75,15 @@ def test_reference_design_is_the_declared_grid(fake_budgets):
     assert len({e.key for e in design}) == len(design)
     assert len(scale.scale_seeds("reference")) >= 5
 
-    # run order: shortest length first, then smallest budget, then depth
-    order = [(e.label("steps"), e.budget, e.num_layers) for e in design]
-    assert order == sorted(order)
+    # run order: shortest length first, then smallest budget, then depth; the transfer-check
+    # cell (tuned at its own, longer length) last in its length
+    check = scale.design("reference")["check"]
+
+    def is_check(e):
+        return (e.label("budget_target"), e.label("steps")) == tuple(check)
+
+    order = [(e.label("steps"), is_check(e), e.budget, e.num_layers) for e in design]
+    assert order == sorted(order) and all(is_check(e) for e in design[-3:])
 
     # tuned at the shortest length, plus the one check cell at its own length; the rest reuse
     tuned = [e for e in design if e.label("lr_tuned_at_steps") == e.label("steps")]
