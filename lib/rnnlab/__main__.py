@@ -28,6 +28,7 @@ on stderr.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
@@ -215,16 +216,26 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     from rnnlab import scale
     from rnnlab.sweep import console_log
 
-    out = Path(args.out) if args.out else scale.default_out(args.profile)
     seeds = _seed_list(args.seeds)
-    spec = scale.sweep_spec(args.profile, seeds)
+    if (
+        args.transfer_control
+    ):  # the check cell at the transferred rates (scale.transfer_control_spec)
+        out = Path(args.out) if args.out else scale.default_control_out(args.profile)
+        spec = scale.transfer_control_spec(
+            args.profile, load_results(scale.default_out(args.profile)), seeds
+        )
+        run = functools.partial(scale.run_transfer_control, results=scale.default_out(args.profile))
+    else:
+        out = Path(args.out) if args.out else scale.default_out(args.profile)
+        spec = scale.sweep_spec(args.profile, seeds)
+        run = scale.run_scale
     ResultsStore(out).check_writable()
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
     records = load_results(out)
     already = len(records)
     total = spec.planned_runs(records)
     print(
-        f"scale {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
+        f"{spec.lab} {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
         f"{spec.n_runs()} runs before grid extensions, {total} with the extensions so far; "
         f"{already} already in {out}; checkpoints in {ckpt}",
         flush=True,
@@ -239,7 +250,7 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
 
     log, log_failure = console_log(total, already)
 
-    records = scale.run_scale(
+    records = run(
         args.profile,
         out,
         jobs=args.jobs,
@@ -251,7 +262,10 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         on_record=log,
         on_failure=log_failure,
     )
-    print(f"scale {args.profile}: {len(records)} runs in {out} ({time.perf_counter() - t0:.0f} s)")
+    print(
+        f"{spec.lab} {args.profile}: {len(records)} runs in {out} "
+        f"({time.perf_counter() - t0:.0f} s)"
+    )
     return _failed_status(records, out)
 
 
@@ -356,6 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--threads", type=int, help="torch threads per process")
     rs.add_argument("--max-runs", type=int, help="stop after this many new runs")
     rs.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
+    rs.add_argument(
+        "--transfer-control",
+        action="store_true",
+        help="run the transfer control instead: the check cell at the rates tuned at the "
+        "shortest length (default --out: <profile>-transfer.jsonl beside the map's results)",
+    )
     rs.set_defaults(func=cmd_run_scale)
     return p
 

@@ -107,6 +107,7 @@ import shlex
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -653,6 +654,7 @@ def transfer_check(spec: SweepSpec, records: Sequence[dict]) -> list[dict]:
         at = mean.get(_rate(short_rate))
         rows.append(
             {
+                "experiment_key": e.key,
                 "budget_target": e.label("budget_target"),
                 "num_layers": e.num_layers,
                 "short_steps": shortest,
@@ -667,6 +669,143 @@ def transfer_check(spec: SweepSpec, records: Sequence[dict]) -> list[dict]:
             }
         )
     return rows
+
+
+MAX_TRANSFER_GRID_STEPS = 1
+"""The rule declared with the design (module docstring): the rate transfer holds when, at every
+depth of the check cell, the rate tuned at the cell's own length is at most this many grid steps
+from the rate tuned at the shortest length; otherwise it is reported as failed."""
+
+
+def transfer_holds(rows: Sequence[dict]) -> bool | None:
+    """The declared rule applied to :func:`transfer_check`'s ``rows``: ``True`` if every depth's
+    two rates are at most :data:`MAX_TRANSFER_GRID_STEPS` grid steps apart, ``False`` if any is
+    further, ``None`` while the check has not run."""
+    if not rows:
+        return None
+    return all(r["grid_steps_apart"] <= MAX_TRANSFER_GRID_STEPS for r in rows)
+
+
+# ----------------------------------------------------------------------------- transfer control
+#
+# What a failed transfer costs the map. The check cell's reporting runs use the rate tuned at its
+# own length; the control trains the same cell, at the same reporting seeds (so the same data and
+# initialisations: paired), at the rate every other long cell uses, the one tuned at the shortest
+# length. The shift of depth's advantage between the two is the bias that the transferred rates
+# may carry into the map's longer lengths. Added after the check failed the declared rule
+# (L=1 at 63K x 6,000: two grid steps); its runs go to their own results file.
+
+CONTROL_LAB = "scale-transfer"
+
+
+def default_control_out(profile: str) -> Path:
+    """Where the transfer control of ``profile`` goes: beside :func:`default_out`, with
+    ``-transfer`` added to the name (``data/results/scale/reference-transfer.jsonl``)."""
+    out = default_out(profile)
+    return out.with_name(f"{out.stem}-transfer{out.suffix}")
+
+
+def transfer_control_spec(
+    profile: str, records: Sequence[dict], seeds: Sequence[int] | None = None
+) -> SweepSpec:
+    """The transfer control of ``profile`` as a :class:`~rnnlab.sweep.SweepSpec` (lab
+    ``"scale-transfer"``): every depth of the check cell at its reporting seeds, trained at the
+    rate tuned at the shortest length (a one-rate grid, so nothing is tuned). The rates come from
+    ``records`` (the scale results, :func:`default_out`); labels ``lr_tuned_at_steps`` (the
+    shortest length) and ``rate`` (``"transferred"``) tell its experiments apart from the map's.
+    Raises ``ValueError`` while the transfer check has not run."""
+    spec = sweep_spec(profile, seeds)
+    rows = transfer_check(spec, records)
+    if not rows:
+        raise ValueError(
+            "records must hold the transfer check's tuning (the check cell at its own length and "
+            "at the shortest length); it has not finished yet"
+        )
+    by_key = {e.key: e for e in spec.experiments}
+    experiments = []
+    for row in rows:
+        e = by_key[row["experiment_key"]]
+        rate = row["short_rate"]
+        labels = tuple(
+            (k, row["short_steps"] if k == "lr_tuned_at_steps" else v) for k, v in e.labels
+        )
+        experiments.append(
+            replace(
+                e,
+                lr_grid=(rate,),
+                lr_limits=(rate, rate),
+                labels=labels + (("rate", "transferred"),),
+            )
+        )
+    return SweepSpec(CONTROL_LAB, profile, tuple(experiments), spec.seeds)
+
+
+def transfer_effect(records: Sequence[dict], control: Sequence[dict], *, deep: int) -> dict | None:
+    """Depth ``deep`` against L=1 in the check cell, at its own-length rates (``records``, the
+    map's runs) and at the transferred rates (``control``, :func:`run_transfer_control`'s), paired
+    by reporting seed. Advantages are oriented so that positive means depth is better (for bits
+    per character: L=1's minus depth's).
+
+    Returns ``None`` until some seed has all four runs, else a dict: ``budget_target``,
+    ``steps``, ``deep``, ``seeds``, ``metric``; ``own`` and ``transferred``: depth's advantage
+    (a :class:`~rnnlab.stats.Summary` over seeds) at each set of rates; ``shift``: transferred
+    minus own, per seed (the bias the transferred rates put on depth's advantage); ``cost``:
+    ``{depth: Summary}`` of how much worse each depth scores at the transferred rate (positive:
+    worse); ``rates``: ``{depth: (own rate, transferred rate)}``."""
+    from rnnlab.stats import summarize
+    from rnnlab.sweep import eval_records
+
+    ctrl = eval_records(control)
+    if not ctrl:
+        return None
+    cell = {
+        (r["experiment"]["labels"]["budget_target"], r["experiment"]["labels"]["steps"])
+        for r in ctrl
+    }
+    if len(cell) != 1:
+        raise ValueError(f"control must hold runs of one cell, got {sorted(cell)}")
+    target, steps = cell.pop()
+
+    def table(rs: Sequence[dict]) -> dict[tuple[int, int], dict]:
+        return {
+            (r["num_layers"], r["seed"]): r
+            for r in eval_records(rs)
+            if r["experiment"]["labels"]["budget_target"] == target
+            and r["experiment"]["labels"]["steps"] == steps
+        }
+
+    own, tr = table(records), table(ctrl)
+    seeds = sorted({s for (_, s) in tr if all((d, s) in own and (d, s) in tr for d in (1, deep))})
+    if not seeds:
+        return None
+    first = tr[(1, seeds[0])]["metrics"]
+    sign = 1.0 if first["higher_is_better"] else -1.0
+
+    def adv(t: dict, s: int) -> float:
+        return sign * (t[(deep, s)]["metrics"]["test"] - t[(1, s)]["metrics"]["test"])
+
+    a_own = [adv(own, s) for s in seeds]
+    a_tr = [adv(tr, s) for s in seeds]
+    return {
+        "budget_target": target,
+        "steps": steps,
+        "deep": deep,
+        "seeds": seeds,
+        "metric": first["metric"],
+        "own": summarize(a_own),
+        "transferred": summarize(a_tr),
+        "shift": summarize([t - o for t, o in zip(a_tr, a_own, strict=True)]),
+        "cost": {
+            d: summarize(
+                [
+                    -sign * (tr[(d, s)]["metrics"]["test"] - own[(d, s)]["metrics"]["test"])
+                    for s in seeds
+                ]
+            )
+            for d in (1, deep)
+        },
+        "rates": {d: (own[(d, seeds[0])]["lr"], tr[(d, seeds[0])]["lr"]) for d in (1, deep)},
+    }
 
 
 def _higher_is_better(records: Sequence[dict], e: Experiment) -> bool:
@@ -728,12 +867,69 @@ def run_scale(
     Creating ``<out>.drain`` (:func:`default_drain_file`) while it runs drains it: no new run
     starts, the runs in progress finish and are recorded, and the file is removed on return. A
     drain file left from before is removed at the start, so it never stops a new sweep."""
+    return _run(
+        sweep_spec(profile, seeds),
+        Path(out) if out else default_out(profile),
+        jobs=jobs,
+        checkpoint_dir=checkpoint_dir,
+        device=device,
+        threads=threads,
+        max_runs=max_runs,
+        on_record=on_record,
+        on_failure=on_failure,
+    )
+
+
+def run_transfer_control(
+    profile: str,
+    out: str | Path | None = None,
+    *,
+    results: str | Path | None = None,
+    jobs: int = 2,
+    checkpoint_dir: str | Path | None = None,
+    seeds: Sequence[int] | None = None,
+    device: str | None = None,
+    threads: int | None = None,
+    max_runs: int | None = None,
+    on_record: Callable[[dict], None] | None = None,
+    on_failure: Callable[[dict], None] | None = None,
+):
+    """Run (or resume) the transfer control of ``profile`` (:func:`transfer_control_spec`, its
+    rates read from the scale results ``results``, default :func:`default_out`) into ``out``
+    (default :func:`default_control_out`); checkpoints and the drain file as for
+    :func:`run_scale`."""
+    from rnnlab.sweep import load_results
+
+    reference = load_results(Path(results) if results else default_out(profile))
+    return _run(
+        transfer_control_spec(profile, reference, seeds),
+        Path(out) if out else default_control_out(profile),
+        jobs=jobs,
+        checkpoint_dir=checkpoint_dir,
+        device=device,
+        threads=threads,
+        max_runs=max_runs,
+        on_record=on_record,
+        on_failure=on_failure,
+    )
+
+
+def _run(
+    spec: SweepSpec,
+    target: Path,
+    *,
+    jobs: int,
+    checkpoint_dir: str | Path | None,
+    device: str | None,
+    threads: int | None,
+    max_runs: int | None,
+    on_record: Callable[[dict], None] | None,
+    on_failure: Callable[[dict], None] | None,
+):
     from rnnlab.sweep import run_sweep
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
-    target = Path(out) if out else default_out(profile)
-    spec = sweep_spec(profile, seeds)
     drain = default_drain_file(target)
     drain.unlink(missing_ok=True)
     try:
