@@ -399,3 +399,83 @@ def test_a_drain_file_stops_new_runs_and_keeps_the_runs_in_flight(tmp_path):
     assert len({r["run_id"] for r in recs}) == 3
     remaining = scale.sweep_spec("smoke").n_runs() - 3
     assert remaining > 0  # the drain, not the end of the design, stopped it
+
+
+# ----------------------------------------------------------------------------- transfer control
+
+
+def test_transfer_rule_is_the_declared_one():
+    assert scale.transfer_holds([]) is None  # the check has not run
+    assert scale.transfer_holds([{"grid_steps_apart": 0}, {"grid_steps_apart": 1}]) is True
+    assert scale.transfer_holds([{"grid_steps_apart": 1}, {"grid_steps_apart": 2}]) is False
+
+
+def test_transfer_control_runs_the_check_cell_at_the_transferred_rates(tmp_path, capsys):
+    out, ctrl_out = tmp_path / "scale.jsonl", tmp_path / "control.jsonl"
+    with pytest.raises(ValueError, match="transfer check"):  # nothing to transfer yet
+        scale.transfer_control_spec("smoke", [])
+    assert main(["run-scale", "--profile", "smoke", "--jobs", "1", "--out", str(out)]) == 0
+    records = load_results(out)
+    check = scale.transfer_check(scale.sweep_spec("smoke"), records)
+    spec = scale.transfer_control_spec("smoke", records)
+    assert spec.lab == "scale-transfer" and spec.seeds == scale.scale_seeds("smoke")
+    assert [(e.num_layers, e.lr_grid) for e in spec.experiments] == [
+        (r["num_layers"], (r["short_rate"],)) for r in check
+    ]
+    for e in spec.experiments:  # the check cell's experiment but for its rate and two labels
+        assert e.label("lr_tuned_at_steps") == 12 and e.label("rate") == "transferred"
+        assert (e.label("budget_target"), e.label("steps")) == (12_000, 24)
+    assert not {e.key for e in spec.experiments} & {e.key for e in scale.scale_experiments("smoke")}
+    # the results file names its --transfer-control runs apart: the map's file refuses them
+    with pytest.raises(Exception, match="scale-transfer"):
+        scale.run_transfer_control("smoke", out, results=out, jobs=1)
+    assert main(["run-scale", "--profile", "smoke", "--transfer-control", "--jobs", "1",
+                 "--results", str(out), "--out", str(ctrl_out)]) == 0  # fmt: skip
+    assert "scale-transfer smoke" in capsys.readouterr().out
+    control = load_results(ctrl_out)
+    assert len(control) == len(spec.experiments) * len(spec.seeds)  # no tuning: one rate
+    assert {r["role"] for r in control} == {"eval"} and {r["lab"] for r in control} == {
+        "scale-transfer"
+    }
+    by_depth = {r["num_layers"]: r["short_rate"] for r in check}
+    assert all(r["lr"] == by_depth[r["num_layers"]] for r in control)
+    assert all(r["git_commit"] and r["versions"]["torch"] and r["wall_time_s"] > 0 for r in control)
+    effect = scale.transfer_effect(records, control, deep=2)
+    assert effect["seeds"] == list(spec.seeds) and effect["steps"] == 24
+    if all(r["grid_steps_apart"] == 0 for r in check):
+        # the same rate, data and initialisation: the control reproduces the map's runs exactly
+        assert effect["shift"].mean == 0.0 and effect["cost"][1].mean == 0.0
+        assert effect["own"].mean == effect["transferred"].mean
+
+
+def fake_eval(layers: int, seed: int, test: float, lr: float) -> dict:
+    return {
+        "role": "eval",
+        "num_layers": layers,
+        "seed": seed,
+        "lr": lr,
+        "experiment": {"labels": {"budget_target": 63_000, "steps": 6_000}},
+        "metrics": {"test": test, "higher_is_better": False, "metric": "bits_per_char"},
+    }
+
+
+def test_transfer_effect_pairs_by_seed_and_orients_depths_advantage():
+    # own rates: L=2 better than L=1 by 0.01 at every seed; transferred: L=1 loses 0.05
+    # (seed 0) and 0.07 (seed 1) more, L=2 0.02 more; seed 2 has no control runs
+    own = [fake_eval(1, s, 2.00 + s, 0.008) for s in (0, 1, 2)]
+    own += [fake_eval(2, s, 1.99 + s, 0.008) for s in (0, 1, 2)]
+    ctrl = [fake_eval(1, 0, 2.05, 0.032), fake_eval(1, 1, 3.07, 0.032)]
+    ctrl += [fake_eval(2, 0, 2.01, 0.016), fake_eval(2, 1, 3.01, 0.016)]
+    e = scale.transfer_effect(own, ctrl, deep=2)
+    assert e["seeds"] == [0, 1] and e["rates"] == {1: (0.008, 0.032), 2: (0.008, 0.016)}
+    assert e["own"].mean == pytest.approx(0.01)
+    assert e["transferred"].mean == pytest.approx((0.04 + 0.06) / 2)
+    assert e["shift"].mean == pytest.approx(0.04) and e["shift"].n == 2
+    assert e["cost"][1].mean == pytest.approx(0.06) and e["cost"][2].mean == pytest.approx(0.02)
+    assert scale.transfer_effect(own, [], deep=2) is None
+    assert scale.transfer_effect(own, ctrl[:1], deep=2) is None  # no seed with all four runs
+    other = dict(
+        fake_eval(1, 0, 2.0, 0.032), experiment={"labels": {"budget_target": 1, "steps": 1}}
+    )
+    with pytest.raises(ValueError, match="control must hold runs of one cell"):
+        scale.transfer_effect(own, ctrl + [other], deep=2)

@@ -221,10 +221,9 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         args.transfer_control
     ):  # the check cell at the transferred rates (scale.transfer_control_spec)
         out = Path(args.out) if args.out else scale.default_control_out(args.profile)
-        spec = scale.transfer_control_spec(
-            args.profile, load_results(scale.default_out(args.profile)), seeds
-        )
-        run = functools.partial(scale.run_transfer_control, results=scale.default_out(args.profile))
+        results = Path(args.results) if args.results else scale.default_out(args.profile)
+        spec = scale.transfer_control_spec(args.profile, load_results(results), seeds)
+        run = functools.partial(scale.run_transfer_control, results=results)
     else:
         out = Path(args.out) if args.out else scale.default_out(args.profile)
         spec = scale.sweep_spec(args.profile, seeds)
@@ -375,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the transfer control instead: the check cell at the rates tuned at the "
         "shortest length (default --out: <profile>-transfer.jsonl beside the map's results)",
+    )
+    rs.add_argument(
+        "--results",
+        help="with --transfer-control: the map's results file the rates come from "
+        "(default: as for plan scale)",
     )
     rs.set_defaults(func=cmd_run_scale)
     return p

@@ -595,13 +595,22 @@ def plan(
             p(f"  {_unit_name(u[0], u[1], u[2], u[3])}", file=file)
     else:
         p("every run of the design is done", file=file)
-    for row in transfer_check(spec, records):
+    check_rows = transfer_check(spec, records)
+    for row in check_rows:
         p(
             f"transfer check, B={row['budget_target'] // 1000}K L={row['num_layers']}: rate tuned "
             f"at {row['short_steps']:,d} steps {row['short_rate']:g}, at {row['steps']:,d} steps "
             f"{row['own_rate']:g} ({row['grid_steps_apart']} grid steps apart; mean validation "
             f"at the transferred rate {row['val_at_transferred']:.4f}, at the best "
             f"{row['best_val']:.4f})",
+            file=file,
+        )
+    if transfer_holds(check_rows) is False:
+        p(
+            f"the declared rule (at most {MAX_TRANSFER_GRID_STEPS} grid step apart at every depth) "
+            "fails: the longer lengths' rates are transferred, not tuned; what that does to "
+            "depth's advantage is measured by the transfer control: "
+            f"python -m rnnlab run-scale --profile {shlex.quote(spec.profile)} --transfer-control",
             file=file,
         )
     return {
