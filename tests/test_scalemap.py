@@ -246,3 +246,41 @@ def test_a_barely_positive_mean_gives_a_crossing_whose_interval_reaches_beyond_t
     assert "the mean advantage turns from width to depth at about" in text
     assert "to beyond 3,000 steps, the longest measured; in " in text
     assert f"{x.share_beyond:.0%} of the resamples depth never leads inside the map)" in text
+
+
+def test_transfer_lines_state_the_declared_rule_and_read_the_control(monkeypatch) -> None:
+    def row(depth: int, short: float, apart: int) -> dict:
+        return {"experiment_key": f"k{depth}", "budget_target": 63_000, "num_layers": depth,
+                "short_steps": 1_500, "steps": 6_000, "short_rate": short,
+                "own_rate": 0.008, "grid_steps_apart": apart}  # fmt: skip
+
+    rows = [row(1, 0.032, 2), row(2, 0.016, 1)]
+    monkeypatch.setattr("rnnlab.scale.transfer_check", lambda spec, records: rows)
+    rng = np.random.default_rng(3)
+    base = {s: 2.0 + 0.1 * rng.standard_normal() for s in range(5)}
+
+    def runs(l1_extra: float, l2_extra: float, lr: float) -> list[dict]:
+        out = []
+        for s, b in base.items():
+            for depth, extra in ((1, l1_extra), (2, l2_extra - 0.01)):
+                r = _record(63_000, 6_000, depth, s, b + extra + 0.001 * rng.standard_normal())
+                out.append(dict(r, lr=lr))
+        return out
+
+    own = runs(0.0, 0.0, 0.008)
+    lines = scalemap.transfer_lines(own, [], deeps=(2,))
+    assert "the declared rule fails" in lines[0]
+    assert "L=1: 0.032 tuned at 1,500 steps, 0.008 at 6,000 (2 grid steps apart)" in lines[0]
+    assert "not tuned for their length" in lines[0] and "no results yet" in lines[1]
+    # the transferred rate costs L=1 0.05 and L=2 0.01: it shifts the advantage towards depth
+    lines = scalemap.transfer_lines(own, runs(0.05, 0.01, 0.032), deeps=(2,))
+    assert "favour depth" in lines[1] and "10 of 10 control runs" in lines[1]
+    shift = float(lines[1].split("a shift of ")[1].split(" ")[0])
+    assert shift == pytest.approx(0.04, abs=0.003) and "L=1 +0.05" in lines[1]
+    assert "favour width" in scalemap.transfer_lines(own, runs(0.0, 0.04, 0.032), deeps=(2,))[1]
+    same = scalemap.transfer_lines(own, runs(0.0, 0.0, 0.032), deeps=(2,))[1]
+    assert "no shift is detectable" in same
+    rows[0] = row(1, 0.016, 1)  # every depth within one grid step: the rule holds
+    assert "the declared rule holds" in scalemap.transfer_lines(own, [], deeps=(2,))[0]
+    monkeypatch.setattr("rnnlab.scale.transfer_check", lambda spec, records: [])
+    assert scalemap.transfer_lines(own, [], deeps=(2,)) == []  # the check has not run

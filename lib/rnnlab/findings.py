@@ -154,7 +154,8 @@ def verdict_sentence(row: dict) -> str:
 def scale_map_lines(results_dir: str | Path) -> list[str]:
     """Claim (b) over budget x training length (:mod:`rnnlab.scalemap`), from
     ``<results_dir>/scale/reference.jsonl``: how much of the map is done (a partial map is
-    marked provisional), where depth's advantage is supported, and each budget's crossover."""
+    marked provisional), where depth's advantage is supported, each budget's crossover, and the
+    rate transfer (with its control, ``reference-transfer.jsonl``, once that has runs)."""
     from rnnlab import scalemap
 
     path = Path(results_dir) / "scale" / "reference.jsonl"
@@ -162,11 +163,14 @@ def scale_map_lines(results_dir: str | Path) -> list[str]:
     head = "**Claim (b) over scale: the map** (character LMs on Python source, reference profile, "
     if not records:
         return ["", head + "cpu): no results yet."]
+    control_path = path.with_name("reference-transfer.jsonl")
+    control = load_results(control_path) if control_path.exists() else []
     return [
         "",
         head + f"cpu, {scalemap.status(records).text()}; Lab B shows the map):",
         "",
         *scalemap.summary_lines(records),
+        *scalemap.transfer_lines(records, control),
     ]
 
 

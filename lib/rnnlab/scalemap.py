@@ -309,3 +309,87 @@ def summary_lines(
         )
         lines += [f"  - {x.text()}." for x in crossovers(records, deep=deep, n_boot=n_boot)]
     return lines
+
+
+def transfer_lines(
+    records: Sequence[dict],
+    control: Sequence[dict],
+    *,
+    profile: str = "reference",
+    deeps: Sequence[int] = DEEP_DEPTHS,
+) -> list[str]:
+    """Markdown bullets on the rate transfer, for Lab B and the Findings page: the declared
+    rule's outcome in the check cell (:func:`rnnlab.scale.transfer_check`,
+    :func:`rnnlab.scale.transfer_holds`) and, once the transfer control has runs
+    (:func:`rnnlab.scale.transfer_effect`), how much the transferred rates shift depth's
+    advantage there. Empty until the check has run. Every number is read from the records."""
+    from rnnlab import scale
+
+    spec = scale.sweep_spec(profile)
+    rows = scale.transfer_check(spec, records)
+    holds = scale.transfer_holds(rows)
+    if holds is None:
+        return []
+    first = rows[0]
+    cell = f"{first['budget_target']:,} parameters x {first['steps']:,} steps"
+    rates = "; ".join(
+        f"L={r['num_layers']}: {r['short_rate']:g} tuned at {r['short_steps']:,} steps, "
+        f"{r['own_rate']:g} at {r['steps']:,} ({r['grid_steps_apart']} grid "
+        f"step{'s' if r['grid_steps_apart'] != 1 else ''} apart)"
+        for r in rows
+    )
+    rule = (
+        f"- **Rate transfer: the declared rule {'holds' if holds else 'fails'}.** The map tunes "
+        f"each budget and depth at {first['short_steps']:,} steps and reuses that rate at the "
+        f"longer lengths, on the condition, declared with the design, that in the check cell "
+        f"({cell}) every depth's rate tuned at its own length is at most "
+        f"{scale.MAX_TRANSFER_GRID_STEPS} grid step from the transferred one. {rates}."
+    )
+    if not holds:
+        rule += (
+            " So the longer-length cells of the map, all but the check cell, are trained at "
+            "rates that are not tuned for their length."
+        )
+    lines = [rule]
+    n_design = len(rows) * len(spec.seeds)
+    effects = [e for e in (scale.transfer_effect(records, control, deep=d) for d in deeps) if e]
+    if not effects:
+        lines.append(
+            "  - The transfer control (the check cell trained again at the transferred rates, "
+            "paired by seed) has no results yet, so the bias the transferred rates put on depth's "
+            "advantage is not measured: `python -m rnnlab run-scale --profile "
+            f"{profile} --transfer-control` runs it ({n_design} runs)."
+        )
+        return lines
+    n_ctrl = len([r for r in control if r.get("role") == "eval"])
+    for e in effects:
+        s, deep = e["shift"], e["deep"]
+        if s.ci_low > 0:
+            reading = (
+                "the transferred rates favour depth here, so a depth advantage of that size at "
+                "the map's other long cells may come from the rates, not from depth"
+            )
+        elif s.ci_high < 0:
+            reading = (
+                "the transferred rates favour width here, so the map's other long cells, if "
+                "anything, understate depth's advantage"
+            )
+        else:
+            reading = (
+                "no shift is detectable at this precision (its interval includes 0); the "
+                "interval bounds the bias at this cell"
+            )
+        cost = ", ".join(f"L={d} {_ci(c)}" for d, c in e["cost"].items())
+        lines.append(
+            f"  - Transfer control, L={deep} against L=1 in the check cell, {len(e['seeds'])} "
+            f"paired seeds ({n_ctrl} of {n_design} control runs): depth's advantage is "
+            f"{_ci(e['own'])} bits per character at the rates tuned at its own length and "
+            f"{_ci(e['transferred'])} at the transferred rates: a shift of {_ci(s)}; "
+            f"{reading}. The transferred rate costs each model (bits per character, > 0: "
+            f"worse): {cost}."
+        )
+    return lines
+
+
+def _ci(s: stats.Summary) -> str:
+    return analysis.fmt_ci(s.mean, s.ci_low, s.ci_high)
