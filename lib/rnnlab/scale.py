@@ -40,7 +40,13 @@ estimate; ``python -m rnnlab plan scale`` prints the current figures). The choic
   its own length too, and its reporting runs use that rate; the lab compares it with the rate
   tuned at 1,500 steps (the rates and their validation curves are in the results file). If they
   disagree by more than one grid step, the transfer is reported as failed and the longer lengths
-  need their own tuning.
+  need their own tuning. *Outcome* (reference profile): it failed for L=1 (0.032 tuned at 1,500
+  steps, 0.008 at 6,000: two grid steps). Tuning every long cell again would cost more than the
+  rest of the map, so the **transfer control** (:func:`transfer_control_spec`, added after the
+  check failed) measures what the failure does to the question asked: the check cell trained
+  again at the transferred rates, at the same seeds, paired with its own-length runs
+  (:func:`transfer_effect`); ``python -m rnnlab run-scale --profile reference
+  --transfer-control`` runs it into ``data/results/scale/reference-transfer.jsonl``.
 * **Each length is its own schedule**, not warmup-stable-decay branches. This is the costlier
   choice, said plainly: with lengths a factor 2 apart the separate runs cost 1.75x the longest
   alone (1 + 1/2 + 1/4), branches about 1.15x (the longest plus two cooldowns of 20%), so
