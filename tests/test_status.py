@@ -223,6 +223,7 @@ def test_design_progress_counts_reporting_runs_only(tmp_path: Path) -> None:
         "python -m rnnlab reproduce --profile reference --labs lab-d"
     )
     assert not any(profile == "smoke" for _, profile in rows)
+    assert ("scale-transfer", "reference") not in rows  # the map's transfer check has not run
 
     text = status.design_progress_text(tmp_path)
     assert "lab-b cpu" in text and "provisional" in text
@@ -235,18 +236,21 @@ def test_design_progress_counts_reporting_runs_only(tmp_path: Path) -> None:
 def test_design_progress_of_the_committed_results_agrees_with_the_designs() -> None:
     """Every committed file's state is the design's own completeness rule."""
     from rnnlab.labs import LABS
-    from rnnlab.scale import sweep_spec
+    from rnnlab.scale import sweep_spec, transfer_control_spec
     from rnnlab.sweep import load_results
 
     results = ROOT / "data" / "results"
     for row in status.design_progress(results):
         if row["file"] is None:
             continue
-        spec = (
-            sweep_spec(row["profile"])
-            if row["design"] == "scale"
-            else LABS[row["design"]].sweep(row["profile"])
-        )
+        if row["design"] == "scale":
+            spec = sweep_spec(row["profile"])
+        elif row["design"] == "scale-transfer":  # its rates come from the map's results
+            spec = transfer_control_spec(
+                row["profile"], load_results(results / "scale" / f"{row['profile']}.jsonl")
+            )
+        else:
+            spec = LABS[row["design"]].sweep(row["profile"])
         records = load_results(results / row["file"])
         assert (row["state"] == "complete") == spec.is_complete(records)
         assert row["runs"] == len(records)

@@ -281,6 +281,9 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
     """How far each design is: one row per lab and profile (smoke aside) and per scale-map
     profile, whether or not it has a results file yet.
 
+    The scale map's transfer control (``"scale-transfer"``) has a row once the map's transfer
+    check has run (its rates come from there).
+
     Each row holds ``design`` (``"lab-b"``, ``"scale"``), ``profile``, ``file`` (the path in
     ``results_dir``, or ``None`` when there is none), ``runs`` (every run in the file, tuning
     and grid extensions included), ``reporting`` and ``expected`` (the design's reporting runs
@@ -320,6 +323,19 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
         for profile in scale.SCALE_PROFILES
         if profile != "smoke"
     ]
+    for profile in ("reference", "gpu"):  # the transfer control, once the map's check has run
+        source = folder / "scale" / f"{profile}.jsonl"
+        map_records = load_results(source) if source.exists() else []
+        if scale.transfer_check(scale.sweep_spec(profile), map_records):
+            designs.append(
+                (
+                    scale.CONTROL_LAB,
+                    profile,
+                    Path("scale") / f"{profile}-transfer.jsonl",
+                    scale.transfer_control_spec(profile, map_records),
+                    f"python -m rnnlab run-scale --profile {profile} --transfer-control --jobs 2",
+                )
+            )
     rows = []
     for design, profile, relative, spec, command in designs:
         path = folder / relative
