@@ -356,8 +356,8 @@ def transfer_lines(
     if not effects:
         lines.append(
             "  - The transfer control (the check cell trained again at the transferred rates, "
-            "paired by seed) has no results yet, so the bias the transferred rates put on depth's "
-            "advantage is not measured: `python -m rnnlab run-scale --profile "
+            "paired by seed) has no seed with all its runs yet, so the bias the transferred "
+            "rates put on depth's advantage is not measured: `python -m rnnlab run-scale --profile "
             f"{profile} --transfer-control` runs it ({n_design} runs)."
         )
         return lines
