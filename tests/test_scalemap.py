@@ -271,7 +271,7 @@ def test_transfer_lines_state_the_declared_rule_and_read_the_control(monkeypatch
     lines = scalemap.transfer_lines(own, [], deeps=(2,))
     assert "the declared rule fails" in lines[0]
     assert "L=1: 0.032 tuned at 1,500 steps, 0.008 at 6,000 (2 grid steps apart)" in lines[0]
-    assert "not tuned for their length" in lines[0] and "no results yet" in lines[1]
+    assert "not tuned for their length" in lines[0] and "no seed with all its runs yet" in lines[1]
     # the transferred rate costs L=1 0.05 and L=2 0.01: it shifts the advantage towards depth
     lines = scalemap.transfer_lines(own, runs(0.05, 0.01, 0.032), deeps=(2,))
     assert "favour depth" in lines[1] and "10 of 10 control runs" in lines[1]
