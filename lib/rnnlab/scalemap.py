@@ -381,7 +381,8 @@ def transfer_lines(
             )
         cost = ", ".join(f"L={d} {_ci(c)}" for d, c in e["cost"].items())
         lines.append(
-            f"  - Transfer control, L={deep} against L=1 in the check cell, {len(e['seeds'])} "
+            f"  - Transfer control (added after the check, outside the declared design), L={deep} "
+            f"against L=1 in the check cell, {len(e['seeds'])} "
             f"paired seeds ({n_ctrl} of {n_design} control runs): depth's advantage is "
             f"{_ci(e['own'])} bits per character at the rates tuned at its own length and "
             f"{_ci(e['transferred'])} at the transferred rates: a shift of {_ci(s)}; "
