@@ -277,6 +277,13 @@ def test_transfer_lines_state_the_declared_rule_and_read_the_control(monkeypatch
     assert "favour depth" in lines[1] and "10 of 10 control runs" in lines[1]
     shift = float(lines[1].split("a shift of ")[1].split(" ")[0])
     assert shift == pytest.approx(0.04, abs=0.003) and "L=1 +0.05" in lines[1]
+    assert "leads in none of the map's other cells longer than 1,500 steps" in lines[1]
+    # two other long cells where depth leads, by 0.1 and by 0.01: only the first clears the bound
+    longer = [dict(r, lr=0.016) for r in _map({(160_000, 6_000): 0.1, (400_000, 3_000): 0.01})]
+    lines = scalemap.transfer_lines(own + longer, runs(0.05, 0.01, 0.032), deeps=(2,))
+    assert "leads in 2 of the map's other cells longer than 1,500 steps" in lines[1]
+    assert "160,000 x 6,000 (+0.10" in lines[1] and "400,000 x 3,000 (+0.01" in lines[1]
+    assert "1 of them by more than the shift's upper end" in lines[1]
     assert "favour width" in scalemap.transfer_lines(own, runs(0.0, 0.04, 0.032), deeps=(2,))[1]
     same = scalemap.transfer_lines(own, runs(0.0, 0.0, 0.032), deeps=(2,))[1]
     assert "no shift is detectable" in same

@@ -387,9 +387,45 @@ def transfer_lines(
             f"{_ci(e['own'])} bits per character at the rates tuned at its own length and "
             f"{_ci(e['transferred'])} at the transferred rates: a shift of {_ci(s)}; "
             f"{reading}. The transferred rate costs each model (bits per character, > 0: "
-            f"worse): {cost}."
+            f"worse): {cost}." + _against_bias(records, e)
         )
     return lines
+
+
+def _against_bias(records: Sequence[dict], effect: dict) -> str:
+    """A sentence setting the map's other longer-length cells where depth's mean leads against
+    the upper end of the transfer control's shift (empty if that end is not above 0)."""
+    shift = effect["shift"]
+    if not shift.ci_high > 0:
+        return ""
+    shortest = min(design_grid()[1])
+    leads = [
+        c
+        for c in sorted(map_cells(records, deep=effect["deep"]), key=_key)
+        if _key(c)[1] != shortest
+        and _key(c) != (effect["budget_target"], effect["steps"])
+        and c.comparison.effect > 0
+    ]
+    if not leads:
+        return (
+            f" Depth's mean leads in none of the map's other cells longer than {shortest:,} steps."
+        )
+    # compared at the 3 digits shown, so that the sentence agrees with the numbers it prints
+    clear = [c for c in leads if round(c.comparison.effect, 3) > round(shift.ci_high, 3)]
+    cells = ", ".join(
+        f"{_key(c)[0]:,} x {_key(c)[1]:,} ({c.comparison.effect:+.3f})" for c in leads
+    )
+    return (
+        f" Depth's mean leads in {len(leads)} of the map's other cells longer than {shortest:,} "
+        f"steps (parameters x steps: {cells}); "
+        + (
+            f"{len(clear)} of them by more than the shift's upper end ({shift.ci_high:+.3f})"
+            if clear
+            else f"none by more than the shift's upper end ({shift.ci_high:+.3f})"
+        )
+        + ". Where the transferred rates bias a cell as much as they may bias this one, a lead "
+        "within that bound cannot be told apart from the bias."
+    )
 
 
 def _ci(s: stats.Summary) -> str:
