@@ -414,6 +414,8 @@ def test_transfer_control_runs_the_check_cell_at_the_transferred_rates(tmp_path,
     out, ctrl_out = tmp_path / "scale.jsonl", tmp_path / "control.jsonl"
     with pytest.raises(ValueError, match="transfer check"):  # nothing to transfer yet
         scale.transfer_control_spec("smoke", [])
+    assert main(["run-scale", "--profile", "smoke", "--results", str(out)]) == 2
+    assert "--results is read only with --transfer-control" in capsys.readouterr().err
     assert main(["run-scale", "--profile", "smoke", "--jobs", "1", "--out", str(out)]) == 0
     records = load_results(out)
     check = scale.transfer_check(scale.sweep_spec("smoke"), records)

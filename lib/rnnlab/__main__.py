@@ -217,9 +217,11 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     from rnnlab.sweep import console_log
 
     seeds = _seed_list(args.seeds)
-    if (
-        args.transfer_control
-    ):  # the check cell at the transferred rates (scale.transfer_control_spec)
+    if args.results and not args.transfer_control:
+        raise ValueError(
+            "--results is read only with --transfer-control (the map's own file is --out)"
+        )
+    if args.transfer_control:  # the check cell at the transferred rates (transfer_control_spec)
         out = Path(args.out) if args.out else scale.default_control_out(args.profile)
         results = Path(args.results) if args.results else scale.default_out(args.profile)
         spec = scale.transfer_control_spec(args.profile, load_results(results), seeds)
