@@ -77,3 +77,11 @@ def test_bad_inputs():
         summarize([])
     with pytest.raises(ValueError, match="verdicts"):
         combine_verdicts(["yes"])
+
+
+def test_fmt_ci_never_prints_negative_zero() -> None:
+    from rnnlab.analysis import fmt_ci
+
+    assert fmt_ci(-0.0001, -0.04, 0.04) == "+0.000 [-0.040, +0.040]"
+    assert fmt_ci(0.0123, -0.0004, 0.028) == "+0.012 [+0.000, +0.028]"
+    assert fmt_ci(-0.5, float("nan"), float("nan")) == "-0.500 [n/a]"

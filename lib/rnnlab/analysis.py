@@ -450,7 +450,13 @@ def format_provenance(prov: dict) -> str:
 
 
 def fmt_ci(effect: float, low: float, high: float, digits: int = 3) -> str:
-    """``+0.012 [−0.004, +0.028]``."""
+    """``+0.012 [−0.004, +0.028]``; a value that rounds to zero prints as ``+0.000``, never
+    ``-0.000``.
+
+    >>> fmt_ci(-0.0001, -0.04, 0.04)
+    '+0.000 [-0.040, +0.040]'
+    """
+    effect, low, high = (round(v, digits) + 0.0 for v in (effect, low, high))
     if any(math.isnan(v) for v in (low, high)):
         return f"{effect:+.{digits}f} [n/a]"
     return f"{effect:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
