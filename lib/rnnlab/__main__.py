@@ -204,10 +204,50 @@ def cmd_findings(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    if args.experiment == "converge":
+        from rnnlab import converge, scale
+
+        out = Path(args.out) if args.out else converge.default_out(args.profile)
+        records = load_results(out) if out.exists() else []
+        map_records = load_results(scale.default_out("reference"))
+        timings = scale.load_timings(args.timings)
+        print("\n".join(converge.plan_lines(converge.plan(args.profile, records, map_records,
+                                                          timings))))  # fmt: skip
+        print(f"  run or resume: python -m rnnlab run-converge --profile {args.profile} --jobs 2")
+        return 0
     from rnnlab.scale import plan_command
 
     plan_command(args.profile, args.out, timings=args.timings)
     return 0
+
+
+def cmd_run_converge(args: argparse.Namespace) -> int:
+    from rnnlab import converge, scale
+    from rnnlab.sweep import console_log
+
+    out = Path(args.out) if args.out else converge.default_out(args.profile)
+    ResultsStore(out).check_writable()
+    records = load_results(out) if out.exists() else []
+    drain = scale.default_drain_file(out)
+    print(f"converge {args.profile}: {len(records)} runs already in {out}", flush=True)
+    print(f"to stop after the runs in progress (nothing lost): touch {drain}", flush=True)
+    if args.profile == "smoke":
+        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
+    log, log_failure = console_log(0, len(records))
+    records = converge.run_converge(
+        args.profile,
+        out,
+        jobs=args.jobs,
+        device=args.device,
+        threads=args.threads,
+        max_runs=args.max_runs,
+        stop_file=drain,
+        on_record=log,
+        on_failure=log_failure,
+    )
+    drain.unlink(missing_ok=True)
+    print(f"converge {args.profile}: {len(records)} runs in {out}")
+    return _failed_status(records, out)
 
 
 def cmd_run_scale(args: argparse.Namespace) -> int:
@@ -350,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--page")
     f.set_defaults(func=cmd_findings)
     pl = sub.add_parser("plan", help="print an experiment's compute plan (runs, core-hours)")
-    pl.add_argument("experiment", choices=["scale"])
+    pl.add_argument("experiment", choices=["scale", "converge"])
     pl.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     pl.add_argument(
         "--out",
@@ -383,6 +423,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: as for plan scale)",
     )
     rs.set_defaults(func=cmd_run_scale)
+    rc = sub.add_parser(
+        "run-converge", help="run (or resume) the convergence experiment (rnnlab.converge)"
+    )
+    rc.add_argument("--profile", default="reference", help="reference, gpu or smoke")
+    rc.add_argument("--out", help="results file (default data/results/converge/PROFILE.jsonl)")
+    rc.add_argument("--jobs", type=int, default=2, help="parallel processes (1 thread each)")
+    rc.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
+    rc.add_argument("--threads", type=int, help="torch threads per process")
+    rc.add_argument("--max-runs", type=int, help="stop after this many new runs")
+    rc.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
+    rc.set_defaults(func=cmd_run_converge)
     return p
 
 

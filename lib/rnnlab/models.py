@@ -50,6 +50,10 @@ from rnnlab import params
 Kind = Literal["classify", "tag", "lm"]
 KINDS: tuple[str, ...] = ("classify", "tag", "lm")
 CELLS: tuple[str, ...] = ("lstm", "gru")
+DROPOUT_MODES: tuple[str, ...] = ("between", "all")
+"""Where ``dropout`` acts: ``"between"`` layers only (PyTorch's ``dropout`` argument: no effect
+on one layer), or on ``"all"`` non-recurrent connections (embedding -> first layer, between
+layers, last layer -> head; Zaremba et al. 2014), which regularises every depth alike."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class ModelConfig:
     proj_size: int = 0
     residual: bool = False
     layer_norm: bool = False
+    dropout_mode: str = "between"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -98,6 +103,10 @@ class ModelConfig:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
         if self.cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, got {self.cell!r}")
+        if self.dropout_mode not in DROPOUT_MODES:
+            raise ValueError(
+                f"dropout_mode must be one of {DROPOUT_MODES}, got {self.dropout_mode!r}"
+            )
         p = self.proj_size
         if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < self.hidden_size:
             raise ValueError(
@@ -152,7 +161,10 @@ class ModelConfig:
         )
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["dropout_mode"] == "between":  # the default: configs written before it keep their form
+            d.pop("dropout_mode")
+        return d
 
 
 def _check_positive_int(name: str, value: object) -> None:
@@ -169,7 +181,8 @@ class StackedLSTM(nn.Module):
     Args:
         config: the :class:`ModelConfig`. ``config.dropout`` is applied between layers (PyTorch's
             ``dropout`` argument, or the same placement in the per-layer stack; it has no effect
-            when ``num_layers == 1``).
+            when ``num_layers == 1``); with ``dropout_mode="all"`` also to the embedding's
+            output and to the last layer's output before the head (:data:`DROPOUT_MODES`).
 
     Attributes:
         embedding: ``nn.Embedding(V, e)`` or ``None`` for feature input.
@@ -216,6 +229,8 @@ class StackedLSTM(nn.Module):
                 nn.LayerNorm(width) for _ in range(config.num_layers if config.layer_norm else 0)
             )
             self.drop = nn.Dropout(config.dropout)
+        # dropout on the stack's input and output (dropout_mode="all"; no parameters)
+        self.io_drop = nn.Dropout(config.dropout if config.dropout_mode == "all" else 0.0)
         self.head = nn.Linear(config.output_width, config.num_classes)
 
     @property
@@ -247,10 +262,10 @@ class StackedLSTM(nn.Module):
         state back in; the logits are those :meth:`forward` gives for the whole sequence.
         """
         h = self.embedding(x) if self.embedding is not None else x
-        out, new_state = self._stack(h, state)  # (B, T, r)
+        out, new_state = self._stack(self.io_drop(h), state)  # (B, T, r)
         if self.config.kind == "classify":
             out = out[:, -1]
-        return self.head(out), new_state
+        return self.head(self.io_drop(out)), new_state
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.step(x)[0]
@@ -282,6 +297,7 @@ def matched_config(
     proj_ratio: float | None = None,
     residual: bool = False,
     layer_norm: bool = False,
+    dropout_mode: str = "between",
 ) -> tuple[ModelConfig, params.WidthMatch]:
     """The model configuration of depth ``num_layers`` whose total count is nearest ``budget``.
 
@@ -313,6 +329,7 @@ def matched_config(
         proj_size=probe_proj,
         residual=residual,
         layer_norm=layer_norm,
+        dropout_mode=dropout_mode,
     )
     options = dict(
         mode=probe.mode,
@@ -366,6 +383,7 @@ def matched_config_for_task(
     proj_ratio: float | None = None,
     residual: bool = False,
     layer_norm: bool = False,
+    dropout_mode: str = "between",
 ) -> tuple[ModelConfig, params.WidthMatch]:
     """:func:`matched_config` for a :class:`rnnlab.tasks.TaskData`: its kind, vocabulary (or
     feature count) and number of classes; ``embedding_dim`` is used only for token inputs."""
@@ -384,6 +402,7 @@ def matched_config_for_task(
         proj_ratio=proj_ratio,
         residual=residual,
         layer_norm=layer_norm,
+        dropout_mode=dropout_mode,
     )
 
 

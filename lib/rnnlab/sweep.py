@@ -46,7 +46,7 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,7 @@ _LATER_MODEL_DEFAULTS = {
     "proj_ratio": None,
     "residual": False,
     "layer_norm": False,
+    "dropout_mode": "between",
 }
 """Model options added for the design chapter; left out of :meth:`Experiment.to_dict` at these
 defaults, so every experiment written before them keeps its key."""
@@ -106,6 +107,7 @@ class Experiment:
     proj_ratio: float | None = None
     residual: bool = False
     layer_norm: bool = False
+    dropout_mode: str = "between"
 
     def __post_init__(self) -> None:
         if not self.lr_grid:
@@ -183,6 +185,7 @@ class Experiment:
             "proj_ratio": self.proj_ratio,
             "residual": self.residual,
             "layer_norm": self.layer_norm,
+            "dropout_mode": self.dropout_mode,
         }
 
     @property
@@ -413,6 +416,16 @@ def run_unit(
     seed_everything(seed)
     model = build_model(config)
     desc = f"{experiment.task} B={experiment.budget} L={experiment.num_layers} {role} s={seed}"
+    checkpoint, forks = None, None
+    if checkpoint_dir is not None:
+        checkpoint = Path(checkpoint_dir) / f"{run_id(experiment, role, seed, lr)}.pt"
+        fork = fork_path(checkpoint_dir, experiment, role, seed, lr)
+        if not checkpoint.exists() and fork.exists():
+            os.replace(fork, checkpoint)  # start from another length's fork (see family_forks)
+        forks = {}
+        for step, other in family_forks(experiment):
+            path = fork_path(checkpoint_dir, other, role, seed, lr)
+            forks.setdefault(step, []).append((path, other.train.replace(lr=float(lr))))
     result = train_model(
         model,
         data,
@@ -421,11 +434,8 @@ def run_unit(
         device=dev,
         progress=progress,
         desc=desc,
-        checkpoint=(
-            Path(checkpoint_dir) / f"{run_id(experiment, role, seed, lr)}.pt"
-            if checkpoint_dir is not None
-            else None
-        ),
+        checkpoint=checkpoint,
+        forks=forks,
     )
     return make_record(
         lab=lab,
@@ -445,6 +455,55 @@ def run_unit(
         wall_time_s=time.perf_counter() - t0,
         task_info={k: v for k, v in data.info.items() if _small_jsonable(v)},
     )
+
+
+FAMILY_LABEL = "wsd_family"
+"""An experiment labelled ``(FAMILY_LABEL, (S1, S2, ...))`` with a ``"wsd"`` schedule belongs to
+a family of experiments that differ only in ``max_steps`` (one per ``S``; the ``"steps"`` label
+says which). Their learning rates agree until the first cooldown starts, so each run of the
+family saves forks from which the others start (:func:`family_forks`)."""
+
+
+def with_length(experiment: Experiment, steps: int) -> Experiment:
+    """The member of ``experiment``'s family trained for ``steps``: the same experiment with
+    ``train.max_steps`` and the ``"steps"`` label set to ``steps``."""
+    labels = tuple((k, steps if k == "steps" else v) for k, v in experiment.labels)
+    return replace(experiment, train=experiment.train.replace(max_steps=steps), labels=labels)
+
+
+def fork_step(cfg: TrainConfig, other: TrainConfig) -> int | None:
+    """The last step at which two warmup-stable-decay schedules that differ only in
+    ``max_steps`` still give the same state: the end of the earlier stable phase (``None`` when
+    they are not such a pair, or that step lies inside the warm-up)."""
+    if cfg.schedule != "wsd" or cfg.replace(max_steps=other.max_steps) != other:
+        return None
+    step = min(c.max_steps - c.decay_steps for c in (cfg, other))
+    return step if cfg.warmup_steps <= step < cfg.max_steps else None
+
+
+def family_forks(experiment: Experiment) -> list[tuple[int, Experiment]]:
+    """``(step, other)`` for every other member of ``experiment``'s family that a run of
+    ``experiment`` can fork: after ``step`` its state is the state of a run of ``other``."""
+    family = experiment.label(FAMILY_LABEL)
+    if not family or experiment.train.schedule != "wsd":
+        return []
+    out = []
+    for steps in family:
+        if steps == experiment.train.max_steps:
+            continue
+        other = with_length(experiment, steps)
+        step = fork_step(experiment.train, other.train)
+        if step is not None:
+            out.append((step, other))
+    return out
+
+
+def fork_path(
+    checkpoint_dir: str | Path, experiment: Experiment, role: str, seed: int, lr: float
+) -> Path:
+    """Where a fork for the run ``(experiment, role, seed, lr)`` waits: named by the run and
+    its rate (a reporting run's id does not include its rate, and a fork fits one rate only)."""
+    return Path(checkpoint_dir) / f"{run_id(experiment, role, seed, lr)}.lr{float(lr)!r}.fork.pt"
 
 
 def _small_jsonable(v: Any) -> bool:

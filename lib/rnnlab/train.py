@@ -171,9 +171,16 @@ class TrainResult:
     wall_time_s: float
     tokens_seen: int
     curves: list[dict] = field(default_factory=list)
+    forked_from: dict | None = None
+    """For a run started from another run's fork (see :func:`train_model`'s ``forks``): that
+    run's ``max_steps``, the ``step`` it was forked at and its ``elapsed_s`` then (counted in
+    ``wall_time_s``, so a plan subtracts it to count the compute once)."""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["forked_from"] is None:  # the record format of runs that were not forked
+            d.pop("forked_from")
+        return d
 
 
 # ----------------------------------------------------------------------------- device and seeds
@@ -444,6 +451,7 @@ def train_model(
     desc: str | None = None,
     checkpoint: str | Path | None = None,
     checkpoint_every_s: float = 180.0,
+    forks: dict[int, list[tuple[str | Path, TrainConfig]]] | None = None,
 ) -> TrainResult:
     """Train ``model`` on ``data`` with ``cfg``; restore the best validation weights; test.
 
@@ -456,6 +464,16 @@ def train_model(
     checkpoint of another run (config, seed, model shape or task differ, see
     :func:`run_fingerprint`) raises ValueError. The file is deleted when the run finishes.
     ``wall_time_s`` and ``elapsed_s`` count the time of the interrupted attempts too.
+
+    ``forks``: ``{step: [(path, other_cfg), ...]}``: after optimiser step ``step``, save the
+    loop's state as a checkpoint *of the run with* ``other_cfg`` (its fingerprint) at ``path``,
+    unless that file exists. This is how one warmup-stable-decay run gives several lengths
+    (Hägele et al. 2024): runs that differ only in ``max_steps`` have the same learning rate
+    (and so the same state, bit for bit on the CPU) until the first of their cooldowns starts,
+    so a run of another length started from the fork ends exactly as if it had been trained
+    alone, at the cost of its remaining steps only. The caller chooses steps where the two
+    schedules still agree (:func:`rnnlab.converge.fork_step`); the run resumed from the fork
+    reports it in :attr:`TrainResult.forked_from`.
     """
     if checkpoint_every_s < 0:
         raise ValueError(f"checkpoint_every_s must be >= 0, got {checkpoint_every_s!r}")
@@ -491,6 +509,7 @@ def train_model(
     first_step = 1
     fingerprint = run_fingerprint(model, data, cfg, seed) if checkpoint is not None else ""
     saved = load_checkpoint(checkpoint, fingerprint) if checkpoint is not None else None
+    forked_from = saved.get("forked_from") if saved is not None else None
     if saved is not None:
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["optimizer"])
@@ -530,6 +549,7 @@ def train_model(
             "bad": bad_evals,
             "best_state": best_state,
             "elapsed_s": time.perf_counter() - t0,
+            "forked_from": forked_from,
         }
 
     bar = _progress(cfg.max_steps, desc, progress)
@@ -595,6 +615,16 @@ def train_model(
         ):
             save_checkpoint(checkpoint, snapshot(step))
             last_save = time.perf_counter()
+        for path, other in (forks or {}).get(step, ()):
+            if not Path(path).exists():
+                state = snapshot(step)
+                state["fingerprint"] = run_fingerprint(model, data, other, seed)
+                state["forked_from"] = {
+                    "max_steps": cfg.max_steps,
+                    "step": step,
+                    "elapsed_s": state["elapsed_s"],
+                }
+                save_checkpoint(path, state)
     bar.close()
     if best_state is not None:
         model.load_state_dict(best_state)
@@ -624,6 +654,7 @@ def train_model(
         wall_time_s=time.perf_counter() - t0,
         tokens_seen=step * tokens_per_step,
         curves=curves,
+        forked_from=forked_from,
     )
 
 

@@ -14,6 +14,7 @@ from rnnlab.tasks.base import (
 )
 from rnnlab.tasks.capacity import _memorize
 from rnnlab.tasks.digits import _digits
+from rnnlab.tasks.heldout import _charlm_stdlib_files
 from rnnlab.tasks.synthetic import _dyck, _listops, _majority
 from rnnlab.tasks.text import (
     _charlm,
@@ -35,6 +36,7 @@ _TASKS: dict[str, Callable[..., TaskData]] = {
     "charlm-english": _charlm_english,
     "charlm-python": _charlm_python,
     "charlm-stdlib": _charlm_stdlib,
+    "charlm-stdlib-files": _charlm_stdlib_files,
     "charlm-text": _charlm_text,
     "memorize": _memorize,
 }
