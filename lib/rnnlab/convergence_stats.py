@@ -44,14 +44,15 @@ def file_losses(record: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(file names, bits/char per file, windows per file)`` of one run's test set."""
     files = record.get("task_info", {}).get("test_files")
     by_group = record["metrics"].get("test_by_group") or {}
-    if not files or len(by_group) != len(files):
+    scored = [(k, name, n) for k, (name, n) in enumerate(files or []) if n > 0]
+    if not scored or any(str(k) not in by_group for k, _, _ in scored):
         raise ValueError(
             f"record {record.get('run_id')} has no per-file test losses (task_info.test_files "
             "and metrics.test_by_group): it is not a run of charlm-stdlib-files"
         )
-    names = [name for name, _ in files]
-    bits = np.array([by_group[str(k)] for k in range(len(files))], dtype=float)
-    windows = np.array([n for _, n in files], dtype=float)
+    names = [name for _, name, _ in scored]
+    bits = np.array([by_group[str(k)] for k, _, _ in scored], dtype=float)
+    windows = np.array([n for _, _, n in scored], dtype=float)
     return names, bits, windows
 
 

@@ -1,0 +1,267 @@
+"""The convergence experiment: held-out files, dropout everywhere, forks across lengths, the
+design's stages and rule, its analysis and plan (rnnlab.converge, rnnlab.convergence_stats)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from rnnlab import converge
+from rnnlab.convergence_stats import (
+    paired_file_effect,
+    resolution,
+    seeds_for_resolution,
+)
+from rnnlab.models import ModelConfig, build_model
+from rnnlab.store import load_results
+from rnnlab.sweep import FAMILY_LABEL, Experiment, family_forks, fork_step, run_unit, with_length
+from rnnlab.tasks import make_task
+from rnnlab.tasks.heldout import file_part, heldout_sizes
+from rnnlab.train import TrainConfig
+
+# ----------------------------------------------------------------------------- held-out files
+
+
+def test_heldout_files_partition_is_disjoint_and_test_scores_every_window():
+    sizes = heldout_sizes(seq_len=64)
+    a = make_task("charlm-stdlib-files", n_train=50, n_val=8, n_test=sizes["test"], seed=0,
+                  seq_len=64)  # fmt: skip
+    b = make_task("charlm-stdlib-files", n_train=50, n_val=8, n_test=sizes["test"], seed=7,
+                  seq_len=64)  # fmt: skip
+    files = a.info["test_files"]
+    assert {file_part(name) for name, _ in files} == {"test"}
+    assert {file_part(name) for name in a.info["val_files"]} == {"val"}
+    assert sum(n for _, n in files) == sizes["test"] == a.x_test.shape[0]
+    # the test set is the same for every seed; train and val samples are not
+    assert torch.equal(a.x_test, b.x_test) and torch.equal(a.test_groups, b.test_groups)
+    assert not torch.equal(a.x_train, b.x_train)
+    assert torch.equal(a.y_test[:, :-1], a.x_test[:, 1:])
+    counts = torch.bincount(a.test_groups, minlength=len(files)).tolist()
+    assert counts == [n for _, n in files]
+
+
+def test_heldout_sizes_out_of_range_is_a_clear_error():
+    have = heldout_sizes(seq_len=128)["test"]
+    with pytest.raises(ValueError, match=rf"n_test must be <= {have}"):
+        make_task("charlm-stdlib-files", n_train=10, n_val=1, n_test=have + 1, seed=0)
+
+
+# ----------------------------------------------------------------------------- dropout
+
+
+def test_dropout_everywhere_regularises_one_layer_and_keeps_the_count():
+    base = dict(kind="lm", num_layers=1, hidden_size=16, num_classes=11, vocab_size=11,
+                embedding_dim=8, dropout=0.5)  # fmt: skip
+    x = torch.randint(0, 11, (4, 12))
+    between, everywhere = (
+        build_model(ModelConfig(**base, dropout_mode=m)) for m in ("between", "all")
+    )
+    between.train(), everywhere.train()
+    assert torch.equal(between(x), between(x))  # no effect on one layer (PyTorch's placement)
+    assert not torch.equal(everywhere(x), everywhere(x))
+    everywhere.eval()
+    assert torch.equal(everywhere(x), everywhere(x))
+    assert (
+        ModelConfig(**base, dropout_mode="all").param_count() == ModelConfig(**base).param_count()
+    )
+    assert "dropout_mode" not in ModelConfig(**base).to_dict()  # old configs keep their form
+    with pytest.raises(ValueError, match="dropout_mode must be one of"):
+        ModelConfig(**base, dropout_mode="sometimes")
+
+
+def test_committed_scale_runs_keep_their_experiment_keys():
+    from rnnlab import scale
+
+    keys = {e.key for e in scale.scale_experiments("reference")}
+    records = load_results(scale.default_out("reference"))
+    assert {r["experiment_key"] for r in records} <= keys
+
+
+# ----------------------------------------------------------------------------- forks
+
+
+def _tiny(steps: int, family=(20, 40)) -> Experiment:
+    train = TrainConfig(max_steps=steps, batch_size=8, eval_every=5, warmup_steps=2,
+                        schedule="wsd", decay_fraction=0.25)  # fmt: skip
+    return Experiment(task="charlm-stdlib-files", budget=12_000, num_layers=2, n_train=64,
+                      n_val=16, n_test=32, task_options=(("seq_len", 32),), embedding_dim=16,
+                      dropout=0.2, dropout_mode="all", train=train, lr_grid=(2e-3, 4e-3),
+                      labels=(("steps", steps), (FAMILY_LABEL, family)))  # fmt: skip
+
+
+def test_fork_step_is_the_end_of_the_earlier_stable_phase():
+    a, b = _tiny(40).train, _tiny(20).train
+    assert fork_step(a, b) == 15 and fork_step(b, a) == 15
+    assert fork_step(a, b.replace(lr=1.0)) is None  # not the same schedule otherwise
+    assert fork_step(a.replace(schedule="cosine"), b.replace(schedule="cosine")) is None
+    assert [(s, o.key) for s, o in family_forks(_tiny(40))] == [(15, _tiny(20).key)]
+    assert with_length(_tiny(40), 20).key == _tiny(20).key
+
+
+def test_a_run_started_from_a_fork_equals_the_run_trained_alone(tmp_path):
+    kw = dict(lab="x", profile="smoke", role="eval", seed=1, lr=4e-3)
+    alone = run_unit(_tiny(20), **kw, checkpoint_dir=tmp_path / "a")
+    run_unit(_tiny(40), **kw, checkpoint_dir=tmp_path / "b")
+    assert len(list((tmp_path / "b").glob("*.fork.pt"))) == 1
+    branch = run_unit(_tiny(20), **kw, checkpoint_dir=tmp_path / "b")
+    assert branch["metrics"]["forked_from"]["step"] == 15
+    assert "forked_from" not in alone["metrics"]
+    for key in ("test", "val", "best_step", "test_by_group"):
+        assert branch["metrics"][key] == alone["metrics"][key]
+    strip = [{k: v for k, v in c.items() if k != "elapsed_s"} for c in alone["curves"]]
+    assert [{k: v for k, v in c.items() if k != "elapsed_s"} for c in branch["curves"]] == strip
+    assert not list((tmp_path / "b").iterdir())  # the fork was consumed, the run cleaned up
+
+
+def test_a_fork_for_another_rate_is_not_used(tmp_path):
+    kw = dict(lab="x", profile="smoke", role="eval", seed=1)
+    run_unit(_tiny(40), **kw, lr=4e-3, checkpoint_dir=tmp_path)
+    other = run_unit(_tiny(20), **kw, lr=2e-3, checkpoint_dir=tmp_path)
+    assert "forked_from" not in other["metrics"]
+
+
+# ----------------------------------------------------------------------------- the design
+
+
+def test_reference_design_is_the_declared_one():
+    d = converge.design("reference")
+    assert d.budgets == (160_000, 400_000) and d.lengths == (8_000, 16_000)
+    assert d.family == (8_000, 16_000, 32_000) and len(d.seeds) == 5
+    assert [v.name for v in d.variants] == ["L1", "L2", "L4-res-LN", "L4-plain"]
+    stages = converge.stages(d, [])
+    first = stages[0]
+    assert (first.kind, first.budget, first.steps, first.variants) == ("tune", 160_000, 16_000,
+                                                                       ("L1", "L2"))  # fmt: skip
+    for e in first.spec.experiments:
+        assert e.dropout_mode == "all" and e.train.schedule == "wsd" and e.train.patience is None
+        assert e.task == "charlm-stdlib-files" and e.n_test == heldout_sizes()["test"]
+    with pytest.raises(ValueError, match="profile must be one of"):
+        converge.design("huge")
+
+
+def _eval(e: Experiment, seed: int, val: float) -> dict:
+    from rnnlab.sweep import run_id
+
+    return {"run_id": run_id(e, "eval", seed, None), "experiment_key": e.key, "role": "eval",
+            "seed": seed, "metrics": {"val": val}}  # fmt: skip
+
+
+def test_convergence_rule_adds_the_extension_only_where_doubling_still_gains(monkeypatch):
+    d = converge.design("smoke")
+    v = d.variants[0]
+    picked = {n: converge.experiment(d, 12_000, v, 0.0, n) for n in d.family}
+    monkeypatch.setattr(converge, "chosen", lambda d_, b, v_, n, r: picked[n])
+    flat = [_eval(picked[20], s, 2.000) for s in d.seeds] + [
+        _eval(picked[40], s, 1.995) for s in d.seeds
+    ]
+    assert converge.converged(d, 12_000, v, 40, flat) is True
+    assert converge.lengths_needed(d, 12_000, v, flat) == [20, 40]
+    gaining = [dict(r, metrics={"val": r["metrics"]["val"] - 0.05}) if r["seed"] >= 0 and
+               r["experiment_key"] == picked[40].key else r for r in flat]  # fmt: skip
+    assert converge.converged(d, 12_000, v, 40, gaining) is False
+    assert converge.lengths_needed(d, 12_000, v, gaining) == [20, 40, 80]
+    assert converge.converged(d, 12_000, v, 40, flat[:-1]) is None  # a seed missing
+
+
+@pytest.mark.slow
+def test_smoke_design_runs_resumes_and_plans(tmp_path, capsys):
+    from rnnlab.__main__ import main
+
+    out = tmp_path / "c.jsonl"
+    part = converge.run_converge("smoke", out, jobs=1, max_runs=5)
+    assert len(part) == 5
+    records = converge.run_converge("smoke", out, jobs=1)
+    ids = [r["run_id"] for r in records]
+    assert len(ids) == len(set(ids))
+    d = converge.design("smoke")
+    assert all(converge.stage_done(s, records) for s in converge.stages(d, records))
+    evals = [r for r in records if r["role"] == "eval"]
+    assert {r["experiment"]["labels"]["steps"] for r in evals} >= set(d.lengths)
+    assert any("forked_from" in r["metrics"] for r in records)  # the forks were used
+    for r in records:
+        assert r["git_commit"] and r["versions"]["torch"] and r["wall_time_s"] > 0
+        assert r["model"]["dropout_mode"] == "all"
+    assert main(["plan", "converge", "--profile", "smoke", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "convergence rule" in text and f"{len(records)} done" in text
+
+
+# ----------------------------------------------------------------------------- the analysis
+
+
+def _record(seed: int, bits: list[float], windows: list[int]) -> dict:
+    return {"run_id": f"r{seed}", "seed": seed,
+            "task_info": {"test_files": [[f"f{k}.py", n] for k, n in enumerate(windows)]},
+            "metrics": {"test_by_group": {str(k): b for k, b in enumerate(bits)}}}  # fmt: skip
+
+
+def _bits(record: dict) -> np.ndarray:
+    g = record["metrics"]["test_by_group"]
+    return np.array([g[str(k)] for k in range(len(g))])
+
+
+def test_paired_file_effect_recovers_a_known_effect_and_counts_both_sources():
+    rng = np.random.default_rng(0)
+    windows = [50, 100, 150, 200]
+    base = np.array([2.0, 1.8, 1.6, 1.9])
+    wide = {s: _record(s, list(base + rng.normal(0, 0.002, 4)), windows) for s in range(5)}
+    deep = {s: _record(s, list(_bits(wide[s]) - 0.03 + rng.normal(0, 0.001)), windows)
+            for s in range(5)}  # fmt: skip
+    e = paired_file_effect(wide, deep)
+    assert e.effect == pytest.approx(0.03, abs=0.002)
+    assert e.verdict == "supported" and e.ci_low > 0 and e.n_files == 4 and e.test_windows == 500
+    # files that disagree widen the interval through the file component, not the seeds'
+    gains = np.array([0.10, -0.05, 0.08, -0.02])
+    uneven = {s: _record(s, list(_bits(wide[s]) - gains), windows) for s in range(5)}
+    u = paired_file_effect(wide, uneven)
+    assert u.se_file > 10 * e.se_file and u.half_width > e.half_width
+    assert u.half_width == pytest.approx(resolution(u.se_seed * math.sqrt(5), 5, u.se_file))
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        paired_file_effect({0: wide[0]}, {0: deep[0]})
+
+
+def test_resolution_is_t_calibrated_and_seeds_for_it_are_minimal():
+    assert resolution(0.02, 5) == pytest.approx(2.776 * 0.02 / math.sqrt(5), rel=1e-3)
+    n = seeds_for_resolution(0.02, 0.01)
+    assert resolution(0.02, n) <= 0.01 < resolution(0.02, n - 1)
+    assert seeds_for_resolution(0.02, 0.01, se_file=0.02) is None
+    with pytest.raises(ValueError, match="n_seeds must be an integer >= 2"):
+        resolution(0.02, 1)
+
+
+def test_plan_prints_design_resolution_and_cost():
+    from rnnlab import scale
+
+    p = converge.plan("reference", [], load_results(scale.default_out("reference")),
+                      scale.load_timings())  # fmt: skip
+    text = "\n".join(converge.plan_lines(p))
+    assert "19 held-out test files" in text and "resolution before any run" in text
+    assert p.resolution == pytest.approx(resolution(p.prior_sd, 5))
+    assert sum(s.runs for s in p.stages) == sum(
+        len(st.spec.experiments) * 3 * 2 if st.kind == "tune" else len(st.variants) * 5
+        for st in converge.stages(p.design, [])
+    )
+    assert all(s.core_hours > 0 for s in p.stages)
+    assert replace(p, spent_core_hours=0.0).spent_core_hours == 0.0
+
+
+@pytest.mark.slow
+def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_path):
+    from rnnlab import converge_report
+
+    empty = converge_report.report_lines("reference", [])
+    assert empty[0].startswith("- **Provisional**: 0 of 80 reporting runs")
+    assert any("nothing is measured at convergence" in line for line in empty)
+    records = converge.run_converge("smoke", tmp_path / "c.jsonl", jobs=1)
+    lines = converge_report.report_lines("smoke", records)
+    assert lines[0].startswith("- **Final**")
+    cells = converge_report.results("smoke", records)
+    assert cells and {c.deep for c in cells} == {"L2"}
+    for c in cells:
+        assert c.effect.n_seeds == 2 and c.effect.verdict in (
+            "supported", "contradicted", "equivalent", "inconclusive")  # fmt: skip
+        assert any(f"{c.steps:,} steps, L2 - L1" in line for line in lines)
