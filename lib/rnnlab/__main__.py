@@ -233,7 +233,8 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
     print(f"to stop after the runs in progress (nothing lost): touch {drain}", flush=True)
     if args.profile == "smoke":
         print("note: the smoke profile checks code paths only; its numbers are not evidence.")
-    log, log_failure = console_log(0, len(records))
+    total = converge.planned_runs(converge.design(args.profile), records)
+    log, log_failure = console_log(total, len(records))
     records = converge.run_converge(
         args.profile,
         out,

@@ -323,6 +323,18 @@ def stage_done(stage: Stage, records: Sequence[dict]) -> bool:
     return all(cell_grid(c, records)[1] for c in cells_of(stage.spec.experiments).values())
 
 
+def planned_runs(d: Design, records: Sequence[dict]) -> int:
+    """Runs of the stages decided so far (tuning grids as extended so far)."""
+    n = 0
+    for st in stages(d, records):
+        if st.kind == "tune":
+            for cell in cells_of(st.spec.experiments).values():
+                n += len(cell_grid(cell, records)[0]) * len(TUNE_SEEDS) * len(cell)
+        else:
+            n += len(st.variants) * len(d.seeds)
+    return n
+
+
 def default_out(profile: str) -> Path:
     """``data/results/converge/<profile>.jsonl`` (reference, gpu) or ``runs/converge-smoke``."""
     from rnnlab.paths import repo_root, runs_dir
