@@ -245,7 +245,9 @@ def test_summary_lines_say_where_depth_is_supported_and_where_not() -> None:
     assert "L=2 against L=1, 3 of the map's cells measured (1 supported, 2 contradicted)" in text
     assert "supported from 25,000 parameters at 6,000 steps" in text
     assert "the mean advantage changes sign near" in text
+    assert text.endswith(scalemap.CROSSOVER_METHOD) and "after seeing the data" in text
     assert "L=4 against L=1: no cell of the map has results yet." in text
+    assert not any("How the crossover is read" in x for x in scalemap.summary_lines([]))
 
 
 def _with_curves(records: list[dict], gap_at) -> list[dict]:
