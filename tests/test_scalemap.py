@@ -165,6 +165,12 @@ def test_confidence_set_rejects_bad_input() -> None:
         scalemap.confidence_set(LENGTHS, np.zeros((1, 3)))
     with pytest.raises(ValueError, match="confidence must be in \\(0, 1\\)"):
         scalemap.confidence_set(LENGTHS, np.zeros((5, 3)), confidence=95)
+    with pytest.raises(ValueError, match="lengths must be positive and strictly increasing"):
+        scalemap.confidence_set((3_000, 1_500, 6_000), np.zeros((5, 3)))
+    # no spread at all: the set is the mean's own crossing, found exactly
+    exact = np.tile([-0.02, 0.02, 0.04], (5, 1))
+    low, high = scalemap.confidence_set(LENGTHS, exact)
+    assert low == pytest.approx(high) == pytest.approx(math.sqrt(1_500 * 3_000))
 
 
 def test_a_cell_enters_the_map_only_with_all_its_seeds() -> None:
