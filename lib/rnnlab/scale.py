@@ -1,8 +1,9 @@
 """The scale experiment: where does depth start to win on generation, over budget x training length?
 
-The pilot (``shared/notes/pilot.md``) saw claim (b) flip with scale: on Python source at 400K
-parameters, one wide layer led early and a 2-layer stack led after about 4,000 steps (2 of 2
-seeds). The committed labs stop at 100K parameters and 1,500 steps. This module holds the design
+The pilot (``shared/notes/pilot.md``, not in this repository, so its figures are not quoted) saw
+claim (b) flip with scale: on Python source at 400K parameters, one wide layer led early and a
+2-layer stack led later in training (2 of 2 seeds). The committed labs stop at 100K parameters
+and 1,500 steps. This module holds the design
 of the experiment that maps the question, its compute plan, and the command that runs it.
 
 The design (profile ``reference``)
@@ -56,7 +57,7 @@ estimate; ``python -m rnnlab plan scale`` prints the current figures). The choic
   run spoils no short one), the short lengths' results exist before any long run starts, and no
   new code path (starting a run from another run's mid-training state) enters the evidence.
 * **Lengths stop at 6,000 steps**, past the point where the pilot saw depth take the lead
-  (about 4,000 steps at 400K). A 24,000-step column would cost over 20 core-hours at 400K
+  at 400K. A 24,000-step column would cost over 20 core-hours at 400K
   alone. The longest length is therefore the pilot's crossover region, not convergence; if
   depth's advantage is still growing there, the lab bounds the crossover ("beyond 6,000 steps
   at this budget") instead of extrapolating, and names the longer run that would settle it.

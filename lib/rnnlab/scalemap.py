@@ -11,18 +11,35 @@ results into what the book shows:
   which depth's advantage is *supported*, i.e. the cells with a supported verdict that no other
   supported cell is smaller than in both budget and length;
 * **the crossover** (:func:`crossovers`): per budget, the training length at which the mean
-  advantage changes sign from width to depth, interpolated linearly in
-  :math:`\log(\text{steps})` between the two lengths around it, with a bootstrap interval
-  (seeds resampled with replacement in every cell, the cells independently). When the sign does
-  not change inside the map, the crossover is **bounded**, not extrapolated: "beyond the longest
-  length" when width is ahead at every length, "at or below the shortest" when depth already
-  leads there.
+  advantage changes sign from width to depth. The point estimate interpolates the mean
+  advantages linearly in :math:`\log(\text{steps})` between the two lengths around the change
+  and is labelled as an interpolation. The interval is a confidence set that inverts the paired
+  t test (:func:`confidence_set`): every length at which "the mean advantage is 0" is not
+  rejected at 95%, with each seed's differences kept together across the budget's lengths (one
+  seed fixes the data and the test sample at every length, so its errors at different lengths
+  move together) and Student's t with n - 1 degrees of freedom (calibrated for 5 seeds). It is
+  reported only at the resolution the design has: the measured lengths that bracket it
+  (:func:`bracket`), e.g. "between 1,500 and 6,000 steps". Where the map cannot rule out a
+  crossover outside it (depth not significantly behind at the shortest length, or not
+  significantly ahead at the longest), the bracket is open on that side; nothing is
+  extrapolated.
+
+  *A change after seeing the data* (issue 26, item 4). The map's crossover was first declared
+  with a percentile bootstrap that resampled each (budget, length) cell independently. The
+  complete map showed that design unfit for this experiment: L=2's per-seed differences
+  correlate across lengths (r = 0.86-0.96 at 25K, 63K and 400K parameters), which independent
+  cells ignore; a percentile bootstrap over n seeds has a spread of sqrt((n - 1) / n) standard
+  errors, so at n = 5 its 95% interval spans about 1.75 standard errors each way where the t
+  interval spans 2.78; and its interpolated limits were finer than three lengths can resolve.
+  The method above replaced it after the map was complete: a new analysis of the same runs,
+  reported as such.
 
 * **the gap along training** (:func:`gap_along_training`, :func:`overtakes_at`): per budget, the
   paired advantage on the validation sample at every evaluation step of the longest schedule in
-  the map. This is how the CPU pilot measured ("L=2 overtakes L=1 after about 4,000 steps"); it
-  is a view *inside* one schedule, whose rate has not yet decayed at intermediate steps, so it
-  is shown beside the map and never judged.
+  the map. This is how the CPU pilot measured (the step at which L=2 overtakes L=1 within one
+  run; the pilot's notes are not in the repository, so its figures are not quoted); it is a
+  view *inside* one schedule, whose rate has not yet decayed at intermediate steps, so it is
+  shown beside the map and never judged.
 
 A partial results file gives a partial map: a cell enters only with every reporting seed of both
 depths, and :func:`status` counts the runs present against the design, so that the book can mark
@@ -41,6 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy import stats as _st
 
 from rnnlab import analysis, stats
 
@@ -106,6 +124,100 @@ def _crossing(lengths: Sequence[float], advantages: Sequence[float]) -> float:
     return math.inf
 
 
+GRID = 1001  # points per interval between two measured lengths at which the t test is inverted
+
+
+def confidence_set(
+    lengths: Sequence[float], differences: np.ndarray, *, confidence: float = 0.95
+) -> tuple[float, float]:
+    r"""The hull ``(low, high)`` of the confidence set for the crossover: every length at which
+    the paired t test does not reject "the mean advantage is 0".
+
+    ``differences`` is one row per seed and one column per length (ascending ``lengths``):
+    seed :math:`i`'s advantage :math:`d_i(\ell)` of depth over width. Between two measured
+    lengths each seed's advantage is interpolated linearly in :math:`\log \ell`, *per seed*,
+    so the spread at an intermediate length counts how the seeds' errors move together across
+    lengths (one seed fixes the data and the test sample at every length). A length :math:`x`
+    is in the set when :math:`|\bar d(x)| \le t_{n-1}\, s(x) / \sqrt{n}`, with
+    :math:`s(x)` the standard deviation over seeds of :math:`d_i(x)`, checked at ``GRID`` points
+    of each interval in log length and at every crossing of the mean itself. At the true
+    crossing the mean is 0, so the set covers it with probability ``confidence`` when the seeds'
+    errors are normal and the mean advantage is linear in log length between measured lengths.
+
+    The crossover is read as one change of sign, from width to depth. So the set is open below
+    (``low = -inf``) when depth is not significantly behind at the shortest length, and open
+    above (``high = inf``) when depth is not significantly ahead at the longest: the map cannot
+    rule out a crossover outside it. ``low`` and ``high`` are finer than the lengths measured
+    can resolve; :func:`bracket` turns them into the measured lengths around them.
+
+    >>> d = np.array([[-0.04, 0.00, 0.04], [-0.05, 0.01, 0.05], [-0.03, -0.01, 0.03]])
+    >>> low, high = confidence_set([1500, 3000, 6000], d)
+    >>> 1500 < low < 3000 < high < 6000
+    True
+    """
+    d = np.asarray(differences, dtype=float)
+    n_len = len(lengths)
+    if d.ndim != 2 or d.shape[1] != n_len or n_len < 2:
+        raise ValueError(
+            f"differences must be a (seeds, lengths) array with at least 2 lengths matching "
+            f"lengths ({n_len}), got shape {d.shape}"
+        )
+    n = d.shape[0]
+    if n < 2:
+        raise ValueError(f"differences must hold at least 2 seeds (rows), got {n}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if any(not 0 < a < b for a, b in zip(lengths[:-1], lengths[1:], strict=True)):
+        raise ValueError(f"lengths must be positive and strictly increasing, got {lengths!r}")
+    tq = float(_st.t.ppf(0.5 + confidence / 2, n - 1))
+
+    def half(v: np.ndarray) -> np.ndarray:  # the t interval's half width, over axis 0 (seeds)
+        return tq * v.std(axis=0, ddof=1) / math.sqrt(n)
+
+    ends = d[:, [0, -1]]
+    h = half(ends)
+    below = ends[:, 0].mean() + h[0] >= 0  # depth not significantly behind at the shortest
+    beyond = ends[:, 1].mean() - h[1] <= 0  # depth not significantly ahead at the longest
+    accepted: list[float] = []
+    for k in range(n_len - 1):
+        a, b = d[:, k], d[:, k + 1]
+        w = np.linspace(0.0, 1.0, GRID)
+        ma, mb = a.mean(), b.mean()
+        if (ma <= 0 <= mb or mb <= 0 <= ma) and ma != mb:
+            w = np.sort(np.append(w, ma / (ma - mb)))  # the mean's own crossing
+        per_seed = np.outer(a, 1 - w) + np.outer(b, w)  # (seeds, points): each seed's own line
+        ok = np.abs(per_seed.mean(axis=0)) <= half(per_seed) + 1e-12  # 1e-12: rounding at 0
+        x = np.exp(math.log(lengths[k]) + w * (math.log(lengths[k + 1]) - math.log(lengths[k])))
+        x[0], x[-1] = lengths[k], lengths[k + 1]
+        accepted += x[ok].tolist()
+    # with no length of the map in the set, it lies strictly outside it: just past an end
+    low = -math.inf if below else min(accepted, default=math.nextafter(lengths[-1], math.inf))
+    high = math.inf if beyond else max(accepted, default=math.nextafter(lengths[0], -math.inf))
+    return float(low), float(high)
+
+
+def bracket(lengths: Sequence[float], low: float, high: float) -> tuple[float, float]:
+    """The measured lengths around ``(low, high)``: the longest length at or below ``low`` and
+    the shortest at or above ``high`` (infinities stay). The crossover is reported at this
+    resolution: the design measured nothing in between.
+
+    The bracket does not lean on the interpolation of :func:`confidence_set`. Between two
+    measured lengths at which the t test rejects with the same sign, it rejects at every length
+    in between too: the interpolated mean is the same average of the two means, and the
+    standard deviation of a seed-wise average is at most that average of the two standard
+    deviations. So the bracket is fixed by the tests at the measured lengths alone.
+
+    >>> bracket([1500, 3000, 6000], 2108.0, 4405.0)
+    (1500, 6000)
+    >>> bracket([1500, 3000, 6000], 3000.0, math.inf)
+    (3000, inf)
+    """
+    tol = 1e-9
+    lo = low if low == -math.inf else max(s for s in lengths if s <= low * (1 + tol))
+    hi = high if high == math.inf else min(s for s in lengths if s >= high * (1 - tol))
+    return lo, hi
+
+
 @dataclass(frozen=True)
 class Crossover:
     """Where depth's mean advantage turns positive along training length, at one budget (a
@@ -113,87 +225,109 @@ class Crossover:
     cell verdict, :func:`supported_frontier`).
 
     ``estimate`` is the interpolated crossing (steps) of the mean advantages, ``-inf`` / ``inf``
-    when it is at or below the shortest / beyond the longest length measured; ``low`` and
-    ``high`` are the 2.5% and 97.5% percentiles of the crossing over ``n_boot`` bootstrap
-    resamples (with the same infinities when a bound is all the resamples allow); ``share_beyond``
-    is the share of resamples in which depth never leads inside the map."""
+    when it is at or below the shortest / beyond the longest length measured: a point estimate
+    that leans on linearity in log steps. ``set_low`` and ``set_high`` are the hull of the
+    ``confidence`` set of :func:`confidence_set` (interpolated, so finer than the design
+    resolves: for checks, not for prose); ``low`` and ``high`` are the measured lengths that
+    bracket it (:func:`bracket`), with ``-inf`` / ``inf`` where the set is open. ``n_seeds`` is
+    the number of seeds measured at every length of the budget, the ones the set is built on."""
 
     budget: int
     deep: int
     lengths: tuple[int, ...]
     advantages: tuple[float, ...]
+    n_seeds: int
     estimate: float
+    set_low: float
+    set_high: float
     low: float
     high: float
-    share_beyond: float
-    n_boot: int
+    confidence: float = 0.95
 
     def text(self) -> str:
-        """The crossover in words, with its interval or its bound."""
+        """The crossover in words: the measured lengths that bracket it, and the point estimate
+        labelled as an interpolation."""
         shortest, longest = f"{self.lengths[0]:,}", f"{self.lengths[-1]:,}"
         where = f"at {self.budget:,} parameters, L={self.deep} against L=1"
         if len(self.lengths) < 2:
             return f"{where}: only {shortest} steps measured so far, no crossover can be located"
         if self.estimate == math.inf:
-            return (
-                f"{where}: width leads at every length measured ({shortest}-{longest} steps), so "
-                f"the crossover, if any, is beyond {longest} steps (in {self.share_beyond:.0%} of "
-                f"{self.n_boot:,} bootstrap resamples depth never leads inside the map)"
+            point = f"width's mean leads at every length measured ({shortest}-{longest} steps)"
+        elif self.estimate == -math.inf:
+            point = f"depth's mean already leads at {shortest} steps, the shortest length"
+        else:
+            point = (
+                f"the mean advantage changes sign near {self.estimate:,.0f} steps (interpolated "
+                "in log steps)"
             )
-        if self.estimate == -math.inf:
-            return f"{where}: depth already leads at {shortest} steps, the shortest length"
-        high = (
-            f"beyond {longest} steps, the longest measured"
-            if self.high == math.inf
-            else f"{self.high:,.0f} steps"
-        )
-        low = f"at or below {shortest} steps" if self.low == -math.inf else f"{self.low:,.0f} steps"
-        never = (
-            f"; in {self.share_beyond:.0%} of the resamples depth never leads inside the map"
-            if self.share_beyond > 0
-            else ""
-        )
+        at = f"at {self.confidence:.0%} confidence the crossover"
+        lo, hi = f"{self.low:,.0f}", f"{self.high:,.0f}"
+        # "at or": the measured length is itself in the set; without it, the set lies past it
+        or_low = "at or " if self.set_low == self.low else ""
+        or_high = "at or " if self.set_high == self.high else ""
+        if self.low == -math.inf and self.high == math.inf:
+            where_set = (
+                f"the data do not locate the crossover: at {self.confidence:.0%} confidence it "
+                f"may lie anywhere from at or below {shortest} steps to beyond {longest}"
+            )
+        elif self.high == math.inf and self.low == self.lengths[-1]:
+            where_set = f"{at}, if any, is {or_low}beyond {longest} steps, the longest measured"
+        elif self.high == math.inf:
+            where_set = (
+                f"{at} is {or_low}after {lo} steps, with no upper bound inside the map (it may "
+                f"lie beyond {longest} steps)"
+            )
+        elif self.low == -math.inf and self.high == self.lengths[0]:
+            where_set = f"{at} is {or_high}below {shortest} steps, the shortest measured"
+        elif self.low == -math.inf:
+            where_set = (
+                f"{at} is {or_high}before {hi} steps, with no lower bound inside the map (it may "
+                f"lie below {shortest} steps)"
+            )
+        else:
+            where_set = f"{at} is between {lo} and {hi} steps, the measured lengths around it"
         return (
-            f"{where}: the mean advantage turns from width to depth at about "
-            f"{self.estimate:,.0f} steps (95% bootstrap interval: {low} to {high}{never})"
+            f"{where}: {point}; {where_set} (paired t over {self.n_seeds} seeds, each seed's "
+            "differences kept together across lengths)"
         )
 
 
 def crossovers(
-    records: Sequence[dict], *, deep: int = 2, n_boot: int = 2000, seed: int = 0
+    records: Sequence[dict], *, deep: int = 2, plan: stats.AnalysisPlan = stats.PLAN_V2
 ) -> list[Crossover]:
     """One :class:`Crossover` per budget that has at least one cell, from the paired per-seed
-    differences of :func:`map_cells`. Each budget's bootstrap is seeded by ``seed`` and the
-    budget, so its interval is fixed by its own cells and stays put when others gain runs."""
-    if n_boot < 100:
-        raise ValueError(f"n_boot must be at least 100, got {n_boot!r}")
+    differences of :func:`map_cells`, joined by seed across the budget's lengths (the seeds
+    measured at every length), at ``plan``'s confidence level. Deterministic: no resampling."""
     by_budget: dict[int, list[analysis.CellComparison]] = {}
-    for c in map_cells(records, deep=deep):
+    for c in map_cells(records, deep=deep, plan=plan):
         by_budget.setdefault(_key(c)[0], []).append(c)
     out = []
     for budget, cells in sorted(by_budget.items()):
-        # each budget draws its own stream: its interval depends on its own cells only
-        rng = np.random.default_rng([seed, budget])
         cells = sorted(cells, key=_key)
-        lengths = [_key(c)[1] for c in cells]
-        diffs = [np.asarray(c.comparison.differences, dtype=float) for c in cells]
-        means = [float(d.mean()) for d in diffs]
-        boots = np.empty(n_boot)
-        for b in range(n_boot):
-            sample = [float(d[rng.integers(0, len(d), len(d))].mean()) for d in diffs]
-            boots[b] = _crossing(lengths, sample)
-        low, high = (float(np.quantile(boots, q, method="inverted_cdf")) for q in (0.025, 0.975))
+        lengths = tuple(_key(c)[1] for c in cells)
+        by_seed = [dict(zip(c.seeds, c.comparison.differences, strict=True)) for c in cells]
+        seeds = sorted(set.intersection(*(set(s) for s in by_seed)))
+        diffs = np.array([[s[seed] for s in by_seed] for seed in seeds], dtype=float)
+        diffs = diffs.reshape(len(seeds), len(lengths))
+        means = tuple(float(m) for m in diffs.mean(axis=0)) if seeds else ()
+        if len(lengths) < 2 or len(seeds) < 2:
+            set_low, set_high = -math.inf, math.inf
+        else:
+            set_low, set_high = confidence_set(lengths, diffs, confidence=plan.confidence)
+        low, high = bracket(lengths, set_low, set_high)
         out.append(
             Crossover(
                 budget=budget,
                 deep=deep,
-                lengths=tuple(lengths),
-                advantages=tuple(means),
-                estimate=_crossing(lengths, means),
+                lengths=lengths,
+                advantages=means,
+                n_seeds=len(seeds),
+                estimate=_crossing(lengths, means) if means else math.nan,
+                set_low=set_low,
+                set_high=set_high,
                 low=low,
                 high=high,
-                share_beyond=float(np.mean(boots == math.inf)),
-                n_boot=n_boot,
+                confidence=plan.confidence,
             )
         )
     return out
@@ -283,12 +417,23 @@ def design_grid(profile: str = "reference") -> tuple[list[int], list[int]]:
     return sorted(int(b) for b in d["budgets"]), sorted(int(s) for s in d["steps"])
 
 
-def summary_lines(
-    records: Sequence[dict], *, deeps: Sequence[int] = DEEP_DEPTHS, n_boot: int = 2000
-) -> list[str]:
+CROSSOVER_METHOD = (
+    "*How the crossover is read* (an analysis chosen after seeing the data, so a new design, "
+    "not the declared one): the length where depth's mean advantage changes sign, interpolated "
+    "in log steps between two measured lengths, is a point estimate; the 95% confidence set "
+    "holds every length at which a paired t test over the seeds does not reject a zero mean "
+    "advantage, with each seed's differences kept together across lengths, and is given as the "
+    "measured lengths around it. It replaces the declared percentile bootstrap over cells "
+    "resampled independently, which ignored that one seed fixes the data and the test sample "
+    "at every length and was too narrow for 5 seeds."
+)
+
+
+def summary_lines(records: Sequence[dict], *, deeps: Sequence[int] = DEEP_DEPTHS) -> list[str]:
     """Markdown bullets for the book and the Findings page: per deep depth, where depth's
     advantage is supported (or that it is nowhere yet, with the cells measured and their
-    verdicts), and the crossover of every budget measured."""
+    verdicts), the crossover of every budget measured, and how the crossover is read
+    (:data:`CROSSOVER_METHOD`)."""
     lines = []
     for deep in deeps:
         cells = map_cells(records, deep=deep)
@@ -307,7 +452,9 @@ def summary_lines(
         lines.append(
             f"- L={deep} against L=1, {len(cells)} of the map's cells measured ({tally}): {where}."
         )
-        lines += [f"  - {x.text()}." for x in crossovers(records, deep=deep, n_boot=n_boot)]
+        lines += [f"  - {x.text()}." for x in crossovers(records, deep=deep)]
+    if any(line.startswith("  - ") for line in lines):
+        lines.append(f"- {CROSSOVER_METHOD}")
     return lines
 
 
