@@ -34,6 +34,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,12 @@ from typing import Any
 #: Seconds to wait for the scheduler when connecting, and to wait for it to come back when the
 #: connection drops before the sweep gives up (override with $RNNLAB_DASK_TIMEOUT).
 CONNECT_TIMEOUT_S = 20.0
+
+#: Seconds to wait for a first worker to join a scheduler that has none before the sweep gives
+#: up with :class:`SchedulerUnavailable` (override with $RNNLAB_DASK_WORKER_TIMEOUT); a line on
+#: stderr says that it is waiting after :data:`NO_WORKER_NOTICE_S` seconds.
+WORKER_TIMEOUT_S = 300.0
+NO_WORKER_NOTICE_S = 3.0
 
 
 class SchedulerUnavailable(RuntimeError):
@@ -79,10 +86,60 @@ def dask_client(address: str) -> Iterator[Any]:
                 f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({exc})"
             ) from None
     try:
-        yield client
+        with _quiet_dask_logs():
+            wait_for_workers(client, address)
+            yield client
     finally:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception), _quiet_dask_logs():
             client.close(timeout=5)
+
+
+def wait_for_workers(client: Any, address: str) -> None:
+    """Return once the scheduler at ``address`` has a worker. Says so on stderr after
+    :data:`NO_WORKER_NOTICE_S` seconds without one, and raises :class:`SchedulerUnavailable`
+    after $RNNLAB_DASK_WORKER_TIMEOUT (default :data:`WORKER_TIMEOUT_S`) seconds: a sweep on a
+    scheduler without workers would otherwise wait forever, silently."""
+    limit = float(os.environ.get("RNNLAB_DASK_WORKER_TIMEOUT", WORKER_TIMEOUT_S))
+    first = min(NO_WORKER_NOTICE_S, limit)
+    try:
+        client.wait_for_workers(1, timeout=first)
+        return
+    except (TimeoutError, asyncio.TimeoutError):
+        pass
+    if limit > first:
+        print(
+            f"no Dask worker is connected to {address}; waiting up to {limit - first:g} s more "
+            f"(start one: dask worker {address})",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            client.wait_for_workers(1, timeout=limit - first)
+            return
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+    raise SchedulerUnavailable(
+        f"the Dask scheduler at {address} has no workers (waited {limit:g} s); start some with "
+        f"'dask worker {address}', then rerun the same command"
+    )
+
+
+@contextlib.contextmanager
+def _quiet_dask_logs() -> Iterator[None]:
+    """Silence ``distributed``'s own logging while a sweep runs: when the scheduler dies it logs
+    dozens of lines of connection tracebacks before :class:`SchedulerLost` says the one thing
+    the user needs (the finished runs are saved; start a scheduler and rerun)."""
+    import logging
+
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def submit_run(client: Any, unit: tuple, kwargs: dict) -> Any:
