@@ -17,7 +17,6 @@ the text becomes the ``<rare>`` symbol (a warning above :data:`RARE_WARNING_SHAR
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -143,7 +142,9 @@ def lab_b_on_text(experiments: Sequence[Experiment], path: str | Path) -> tuple[
 def default_out(lab: str, path: str | Path, profile: str) -> Path:
     """``runs/LAB-text-<first 8 hex of the file's sha256>-PROFILE.jsonl``: never the lab's own
     results file, and one file per version of the text."""
-    digest = hashlib.sha256(Path(path).expanduser().read_bytes()).hexdigest()[:8]
+    from rnnlab.tasks.text import read_text_file
+
+    digest = read_text_file(path)[1]["sha256"][:8]  # a ValueError for a missing or bad file
     return Path("runs") / f"{lab}-text-{digest}-{profile}.jsonl"
 
 
