@@ -385,10 +385,11 @@ def test_a_killed_parent_takes_its_jobs_pool_with_it(tmp_path):
             ]
             time.sleep(0.1)
         assert len(workers) >= 2, "the pool never started"
-        time.sleep(1.0)  # the workers are training now
+        while time.time() < deadline and not (out.exists() and out.read_bytes()):
+            time.sleep(0.05)  # a first run is recorded: the workers are up and training
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-        deadline = time.time() + 15
+        deadline = time.time() + 5
         while time.time() < deadline and any(_alive(w) for w in workers):
             time.sleep(0.1)
         survivors = [w for w in workers if _alive(w)]

@@ -35,7 +35,7 @@ import concurrent.futures
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,13 +85,22 @@ def dask_client(address: str) -> Iterator[Any]:
             raise SchedulerUnavailable(
                 f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({exc})"
             ) from None
+    restore = _silence_dask_logs()
     try:
-        with _quiet_dask_logs():
-            wait_for_workers(client, address)
-            yield client
-    finally:
-        with contextlib.suppress(Exception), _quiet_dask_logs():
+        wait_for_workers(client, address)
+        yield client
+    except SchedulerLost:  # the process ends soon: keep Dask's reconnect tracebacks quiet
+        with contextlib.suppress(Exception):
             client.close(timeout=5)
+        raise
+    except BaseException:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+        restore()
+        raise
+    with contextlib.suppress(Exception):
+        client.close(timeout=5)
+    restore()
 
 
 def wait_for_workers(client: Any, address: str) -> None:
@@ -124,22 +133,30 @@ def wait_for_workers(client: Any, address: str) -> None:
     )
 
 
-@contextlib.contextmanager
-def _quiet_dask_logs() -> Iterator[None]:
-    """Silence ``distributed``'s own logging while a sweep runs: when the scheduler dies it logs
-    dozens of lines of connection tracebacks before :class:`SchedulerLost` says the one thing
-    the user needs (the finished runs are saved; start a scheduler and rerun)."""
+def _silence_dask_logs() -> Callable[[], None]:
+    """Silence ``distributed``'s own logging while a sweep runs, and return the function that
+    restores it. When the scheduler dies Dask logs dozens of lines of connection tracebacks
+    (and goes on while the process exits) before :class:`SchedulerLost` says the one thing the
+    user needs: the finished runs are saved; start a scheduler and rerun."""
     import logging
 
-    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
-    levels = [lg.level for lg in loggers]
+    names = [
+        n
+        for n in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]
+        if n.split(".")[0] in ("distributed", "tornado", "asyncio")
+    ]
+    loggers = [logging.getLogger(n) for n in dict.fromkeys(names)]  # children set their own level
+    saved = [(lg, lg.level, lg.disabled) for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
+        lg.disabled = True
+
+    def restore() -> None:
+        for lg, level, disabled in saved:
             lg.setLevel(level)
+            lg.disabled = disabled
+
+    return restore
 
 
 def submit_run(client: Any, unit: tuple, kwargs: dict) -> Any:
