@@ -408,7 +408,7 @@ def test_a_killed_parent_takes_its_jobs_pool_with_it(tmp_path):
 def test_a_scheduler_without_workers_says_so_within_seconds(tmp_path, capsys, monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setenv("RNNLAB_DASK_WORKER_TIMEOUT", "4")
-    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cl:
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cl:
         t0 = time.perf_counter()
         argv = [*LAB_C, "--out", str(tmp_path / "c.jsonl"), "--scheduler", cl.scheduler_address]
         code = main(argv)

@@ -19,10 +19,12 @@ again: finished runs are read back from ``--out`` and skipped. Several ``run`` p
 write the same ``--out`` at once (e.g. ``--shard 1/2`` and ``--shard 2/2``): writes are locked.
 
 Exit status: 0 when every run is in ``--out``; 1 when some runs failed (each is listed, with its
-error, in ``<out>.failed``; rerunning retries only those and the missing ones), when the Dask
-scheduler was lost mid-sweep, or when ``summarize`` finds no runs; 2 for a usage problem (a bad
-option, an unwritable ``--out``, a missing file, an unreachable scheduler), always as one line
-on stderr.
+error, in ``<out>.failed``; rerunning retries only those and the missing ones), when a result
+could not be written (a full disk: the runs already recorded stay), when the Dask scheduler was
+lost mid-sweep, or when ``summarize`` finds no runs or failed ones; 2 for a usage problem (a bad
+option, an ``--out`` that is unwritable, a folder or not a results file, a missing file, a text
+too short for the design, an unreachable scheduler or one without workers, conflicting records
+in ``merge``), always as one line on stderr, before any training.
 """
 
 from __future__ import annotations

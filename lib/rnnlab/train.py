@@ -435,7 +435,8 @@ def load_checkpoint(path: str | Path, fingerprint: str) -> dict | None:
         aside = path.with_name(path.name + ".corrupt")
         os.replace(path, aside)
         warnings.warn(
-            f"checkpoint {path} cannot be read ({type(exc).__name__}: {exc}); moved it to "
+            f"checkpoint {path} cannot be read ({type(exc).__name__}: "
+            f"{str(exc).split('. ')[0]}); moved it to "
             f"{aside.name} and restarting this run from scratch",
             stacklevel=2,
         )
