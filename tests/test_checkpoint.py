@@ -206,6 +206,17 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path, monkeypatch):
         train_model(lm_model(task, 1), task, CFG, seed=1, checkpoint=ckpt, checkpoint_every_s=-1)
 
 
+def test_a_corrupt_checkpoint_is_named_moved_aside_and_the_run_starts_afresh(tmp_path):
+    task = lm_task()
+    ckpt = tmp_path / "run.pt"
+    ckpt.write_bytes(b"PK\x03\x04 not a checkpoint: the disk filled up mid-save")
+    with pytest.warns(UserWarning, match=r"checkpoint .*run\.pt cannot be read"):
+        result = train_model(lm_model(task, 1), task, CFG, seed=1, device="cpu", checkpoint=ckpt)
+    reference = train_model(lm_model(task, 1), task, CFG, seed=1, device="cpu")
+    assert result.to_dict()["test"] == reference.to_dict()["test"]  # from scratch, same run
+    assert (tmp_path / "run.pt.corrupt").exists() and not ckpt.exists()
+
+
 def test_checkpoint_every_s_limits_how_often_it_saves(tmp_path, monkeypatch):
     task = lm_task()
     calls = []

@@ -97,6 +97,7 @@ def test_sweep_resumes_after_the_scheduler_is_killed(tmp_path, cluster, monkeypa
     expected = get_lab("lab-c").sweep("smoke", tuple(range(6))).n_runs()
     assert 2 <= len(before) < expected, "the kill came too late to test resume"
     assert cli.returncode == 1 and "lost the Dask scheduler" in err, err[-3000:]
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 2, err[-3000:]  # one line
     # a new scheduler (the module's cluster), found through $DASK_SCHEDULER_ADDRESS
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
     again: list[str] = []

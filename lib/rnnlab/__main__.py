@@ -19,10 +19,12 @@ again: finished runs are read back from ``--out`` and skipped. Several ``run`` p
 write the same ``--out`` at once (e.g. ``--shard 1/2`` and ``--shard 2/2``): writes are locked.
 
 Exit status: 0 when every run is in ``--out``; 1 when some runs failed (each is listed, with its
-error, in ``<out>.failed``; rerunning retries only those and the missing ones), when the Dask
-scheduler was lost mid-sweep, or when ``summarize`` finds no runs; 2 for a usage problem (a bad
-option, an unwritable ``--out``, a missing file, an unreachable scheduler), always as one line
-on stderr.
+error, in ``<out>.failed``; rerunning retries only those and the missing ones), when a result
+could not be written (a full disk: the runs already recorded stay), when the Dask scheduler was
+lost mid-sweep, or when ``summarize`` finds no runs or failed ones; 2 for a usage problem (a bad
+option, an ``--out`` that is unwritable, a folder or not a results file, a missing file, a text
+too short for the design, an unreachable scheduler or one without workers, conflicting records
+in ``merge``), always as one line on stderr, before any training.
 """
 
 from __future__ import annotations
@@ -36,8 +38,14 @@ from pathlib import Path
 from rnnlab import analysis
 from rnnlab.distributed import SchedulerLost, SchedulerUnavailable, scheduler_address
 from rnnlab.labs import LABS, get_lab, resolve_profile, run_lab
-from rnnlab.store import ResultsFileUnwritable, ResultsStore, failed_path
-from rnnlab.sweep import load_results, write_results_atomic
+from rnnlab.store import (
+    ResultsFileUnwritable,
+    ResultsStore,
+    ResultsWriteFailed,
+    failed_path,
+    merge_results,
+)
+from rnnlab.sweep import load_results
 
 
 class UsageError(ValueError):
@@ -62,23 +70,24 @@ def cmd_labs(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     prof = resolve_profile(args.profile)
     if args.text:
-        from rnnlab.owntext import run_lab_on_text
+        from rnnlab.owntext import default_out, run_lab_on_text
 
-        run_lab_on_text(
+        out = Path(args.out) if args.out else default_out(args.lab, args.text, prof.name)
+        records = run_lab_on_text(
             args.lab,
             args.text,
             profile=prof.name,
-            out=Path(args.out) if args.out else None,
+            out=out,
             seeds=args.seeds,
             shard_text=args.shard,
             jobs=args.jobs,
             device=args.device,
             threads=args.threads,
+            scheduler=scheduler_address(args.scheduler),
         )
-        return 0
+        return _failed_status(records, out)
     out = Path(args.out or f"runs/{args.lab}-{prof.name}.jsonl")
-    ResultsStore(out).check_writable()  # fail in one line now, not after the first run
-    records = run_lab(
+    records = run_lab(  # checks --out, --device, --jobs before any training
         args.lab,
         profile=prof.name,
         out=out,
@@ -147,26 +156,31 @@ def summarize_text(records: list[dict]) -> str:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    records = []
+    records, failed = [], 0
     for path in _existing(args.paths):
         records += load_results(path)
+        failures = ResultsStore(path).failures()
+        if failures:
+            failed += len(failures)
+            print(
+                f"warning: {len(failures)} run(s) of {path} failed and are missing from this "
+                f"summary (their cells have fewer seeds); errors in {failed_path(path)}",
+                file=sys.stderr,
+            )
     if not records:
         print(f"{', '.join(args.paths)}: no runs in this file (it is empty)", file=sys.stderr)
         return 1
     print(summarize_text(records))
+    if failed:
+        print(f"error: {failed} run(s) failed; rerun their sweep to retry them", file=sys.stderr)
+        return 1
     return 0
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    merged: dict[str, dict] = {}
-    for path in _existing(args.paths):
-        for rec in load_results(path):
-            merged.setdefault(rec["run_id"], rec)
     out = Path(args.out)
-    existing = {r["run_id"]: r for r in load_results(out)}
-    existing.update({k: v for k, v in merged.items() if k not in existing})
-    write_results_atomic(out, list(existing.values()))
-    print(f"{len(existing)} runs in {out}")
+    records = merge_results(out, _existing(args.paths), prefer=args.prefer)
+    print(f"{len(records)} runs in {out}")
     return 0
 
 
@@ -255,7 +269,7 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
     import time
 
     from rnnlab import scale
-    from rnnlab.sweep import console_log
+    from rnnlab.sweep import check_run_options, console_log
 
     seeds = _seed_list(args.seeds)
     if args.results and not args.transfer_control:
@@ -271,7 +285,7 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else scale.default_out(args.profile)
         spec = scale.sweep_spec(args.profile, seeds)
         run = scale.run_scale
-    ResultsStore(out).check_writable()
+    check_run_options(out, device=args.device, jobs=args.jobs, threads=args.threads)
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
     records = load_results(out)
     already = len(records)
@@ -312,15 +326,11 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
 
 
 def _seed_list(text: str | None) -> tuple[int, ...] | None:
-    """``--seeds``: a count (``5``: seeds 0..4) or a comma-separated list (``0,3``)."""
-    if text is None:
-        return None
-    try:
-        if "," in text:
-            return tuple(int(s) for s in text.split(","))
-        return tuple(range(int(text)))
-    except ValueError:
-        raise UsageError(f"--seeds must be a count or a list like 0,1,2, got {text!r}") from None
+    """``--seeds``: a count (``5``: seeds 0..4) or a comma-separated list (``0,3``); the one
+    parser every command uses (:func:`rnnlab.sweep.parse_seeds`)."""
+    from rnnlab.sweep import parse_seeds
+
+    return parse_seeds(text, None)
 
 
 def lower_priority(niceness: int) -> None:
@@ -378,6 +388,12 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("merge", help="merge results files (e.g. shards), dropping duplicates")
     m.add_argument("paths", nargs="+")
     m.add_argument("--out", required=True)
+    m.add_argument(
+        "--prefer",
+        choices=["first", "last"],
+        help="which copy wins when one run_id has different metrics in two files "
+        "(--out counts first, then the files in order); default: such a conflict is an error",
+    )
     m.set_defaults(func=cmd_merge)
     rp = sub.add_parser("reproduce", help="run every lab into data/results/ (resumes)")
     rp.add_argument("--profile", help="default: $RNNLAB_PROFILE, else by device")
@@ -443,6 +459,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         lower_priority(getattr(args, "nice", 0))
         return args.func(args)
+    except ResultsWriteFailed as exc:  # mid-sweep (a full disk): not a usage problem
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except (ValueError, ResultsFileUnwritable, SchedulerUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

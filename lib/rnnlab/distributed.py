@@ -34,13 +34,20 @@ import asyncio
 import concurrent.futures
 import contextlib
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 #: Seconds to wait for the scheduler when connecting, and to wait for it to come back when the
 #: connection drops before the sweep gives up (override with $RNNLAB_DASK_TIMEOUT).
 CONNECT_TIMEOUT_S = 20.0
+
+#: Seconds to wait for a first worker to join a scheduler that has none before the sweep gives
+#: up with :class:`SchedulerUnavailable` (override with $RNNLAB_DASK_WORKER_TIMEOUT); a line on
+#: stderr says that it is waiting after :data:`NO_WORKER_NOTICE_S` seconds.
+WORKER_TIMEOUT_S = 300.0
+NO_WORKER_NOTICE_S = 3.0
 
 
 class SchedulerUnavailable(RuntimeError):
@@ -78,11 +85,78 @@ def dask_client(address: str) -> Iterator[Any]:
             raise SchedulerUnavailable(
                 f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({exc})"
             ) from None
+    restore = _silence_dask_logs()
     try:
+        wait_for_workers(client, address)
         yield client
-    finally:
+    except SchedulerLost:  # the process ends soon: keep Dask's reconnect tracebacks quiet
         with contextlib.suppress(Exception):
             client.close(timeout=5)
+        raise
+    except BaseException:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+        restore()
+        raise
+    with contextlib.suppress(Exception):
+        client.close(timeout=5)
+    restore()
+
+
+def wait_for_workers(client: Any, address: str) -> None:
+    """Return once the scheduler at ``address`` has a worker. Says so on stderr after
+    :data:`NO_WORKER_NOTICE_S` seconds without one, and raises :class:`SchedulerUnavailable`
+    after $RNNLAB_DASK_WORKER_TIMEOUT (default :data:`WORKER_TIMEOUT_S`) seconds: a sweep on a
+    scheduler without workers would otherwise wait forever, silently."""
+    limit = float(os.environ.get("RNNLAB_DASK_WORKER_TIMEOUT", WORKER_TIMEOUT_S))
+    first = min(NO_WORKER_NOTICE_S, limit)
+    try:
+        client.wait_for_workers(1, timeout=first)
+        return
+    except (TimeoutError, asyncio.TimeoutError):
+        pass
+    if limit > first:
+        print(
+            f"no Dask worker is connected to {address}; waiting up to {limit - first:g} s more "
+            f"(start one: dask worker {address})",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            client.wait_for_workers(1, timeout=limit - first)
+            return
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+    raise SchedulerUnavailable(
+        f"the Dask scheduler at {address} has no workers (waited {limit:g} s); start some with "
+        f"'dask worker {address}', then rerun the same command"
+    )
+
+
+def _silence_dask_logs() -> Callable[[], None]:
+    """Silence ``distributed``'s own logging while a sweep runs, and return the function that
+    restores it. When the scheduler dies Dask logs dozens of lines of connection tracebacks
+    (and goes on while the process exits) before :class:`SchedulerLost` says the one thing the
+    user needs: the finished runs are saved; start a scheduler and rerun."""
+    import logging
+
+    names = [
+        n
+        for n in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]
+        if n.split(".")[0] in ("distributed", "tornado", "asyncio")
+    ]
+    loggers = [logging.getLogger(n) for n in dict.fromkeys(names)]  # children set their own level
+    saved = [(lg, lg.level, lg.disabled) for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+        lg.disabled = True
+
+    def restore() -> None:
+        for lg, level, disabled in saved:
+            lg.setLevel(level)
+            lg.disabled = disabled
+
+    return restore
 
 
 def submit_run(client: Any, unit: tuple, kwargs: dict) -> Any:

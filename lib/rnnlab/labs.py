@@ -20,20 +20,18 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rnnlab.paths import shown_path
-from rnnlab.store import failed_path
 from rnnlab.sweep import (
     Experiment,
     SweepRecords,
     SweepSpec,
-    console_log,
     load_results,
-    run_sweep,
+    parse_seeds,
+    run_console,
     shard,
 )
 from rnnlab.train import TrainConfig
@@ -804,25 +802,7 @@ def get_lab(name: str) -> Lab:
 # ----------------------------------------------------------------------------- running
 
 
-def _parse_seeds(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
-    """``"5"`` means seeds 0..4; ``"0,3,7"`` means exactly those."""
-    if text is None:
-        return default
-    try:
-        if "," in text:
-            seeds = tuple(int(s) for s in text.split(","))
-        else:
-            seeds = tuple(range(int(text)))
-    except ValueError:
-        raise ValueError(
-            f"--seeds must be a count like 5 or a list like 0,1,2, got {text!r}"
-        ) from None
-    if not seeds or any(s < 0 for s in seeds):
-        raise ValueError(f"--seeds must name at least one seed >= 0, got {text!r}")
-    return seeds
-
-
-def _parse_shard(text: str | None) -> tuple[int, int] | None:
+def parse_shard(text: str | None) -> tuple[int, int] | None:
     """``"2/3"`` is the second of three shards (1-based on the command line)."""
     if text is None:
         return None
@@ -860,43 +840,32 @@ def run_lab(
     """
     lab = get_lab(name)
     prof = resolve_profile(profile)
-    spec = lab.sweep(prof.name, _parse_seeds(seeds, prof.seeds))
-    part = _parse_shard(shard_text)
+    spec = lab.sweep(prof.name, parse_seeds(seeds, prof.seeds))
+    part = parse_shard(shard_text)
     if part is not None:
         spec = SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
-    records = load_results(out)
-    total = spec.planned_runs(records)
-    already = len(records)
-    print(
-        f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} experiments, "
-        f"{len(spec.seeds)} seeds, {total} runs; {already} already in {shown_path(out)}",
-        flush=True,
-    )
-    if not prof.evidence:
-        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
-    t0 = time.perf_counter()
-    log, log_failure = console_log(total, already)
 
-    records = run_sweep(
+    def header(total: int, already: int) -> str:
+        text = (
+            f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} "
+            f"experiments, {len(spec.seeds)} seeds, {total} runs; {already} already in "
+            f"{shown_path(out)}"
+        )
+        if not prof.evidence:
+            text += "\nnote: the smoke profile checks code paths only; its numbers are not evidence"
+        return text
+
+    return run_console(
         spec,
         out,
+        name=lab.name,
+        header=header,
         jobs=jobs,
         device=device,
         threads=threads,
-        on_record=log,
-        on_failure=log_failure,
         progress=progress,
         scheduler=scheduler,
     )
-    elapsed = time.perf_counter() - t0
-    print(f"{lab.name}: {len(records)} runs in {shown_path(out)} ({elapsed:.0f} s)")
-    if records.failures:
-        print(
-            f"{lab.name}: {len(records.failures)} of {total} runs failed; their errors are in "
-            f"{shown_path(failed_path(out))}; rerun the same command to retry them",
-            flush=True,
-        )
-    return records
 
 
 def load_reference(lab: str, profile: str = "cpu") -> list[dict]:

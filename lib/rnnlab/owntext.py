@@ -7,18 +7,86 @@ file, its budget re-matched to the file's vocabulary (:func:`rnnlab.labs.fit_bud
 copies of a cell become one; experiments on other tasks (Dyck) are dropped. The sha256 is part of
 every experiment's key, so results on one version of the file are never taken for results on an
 edited one.
+
+Before any training the text is checked against what the design needs (:func:`check_text`):
+enough characters for the validation and test windows and at least one training window of every
+experiment (else a ValueError saying how many are needed), the alphabet size, and how much of
+the text becomes the ``<rare>`` symbol (a warning above :data:`RARE_WARNING_SHARE`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from rnnlab.paths import shown_path
-from rnnlab.sweep import Experiment, SweepSpec, console_log, load_results, run_sweep, shard
+from rnnlab.sweep import Experiment, SweepRecords, SweepSpec, parse_seeds, run_console, shard
+
+#: Warn when more than this share of the text's characters become the ``<rare>`` symbol.
+RARE_WARNING_SHARE = 0.02
+
+
+@dataclasses.dataclass(frozen=True)
+class TextCheck:
+    """What a text gives the character-LM design: ``num_chars`` characters, ``alphabet``
+    distinct ones of which ``kept`` are seen at least ``min_count`` times (the model's
+    vocabulary, plus ``<rare>``), and ``rare_share``, the fraction of the text's characters that
+    become ``<rare>``."""
+
+    num_chars: int
+    alphabet: int
+    kept: int
+    min_count: int
+    rare_share: float
+
+    def describe(self) -> str:
+        """One line: the alphabet and how much of the text is ``<rare>``."""
+        return (
+            f"{self.num_chars:,} characters, {self.alphabet:,} distinct; {self.kept:,} seen at "
+            f"least {self.min_count} times get their own symbol, the other "
+            f"{self.alphabet - self.kept:,} ({self.rare_share:.1%} of the text) become <rare>"
+        )
+
+
+def check_text(text: str, experiments: Sequence[Experiment], path: str | Path) -> TextCheck:
+    """Check ``text`` against the character-LM ``experiments`` before any run starts.
+
+    Every experiment needs its ``n_val`` and ``n_test`` windows and at least one training
+    window of ``seq_len`` characters under the 90/5/5 split
+    (:func:`rnnlab.tasks.text.charlm_min_chars`); a shorter text is a ValueError naming ``path``,
+    its length and the length needed. Returns the alphabet report (:class:`TextCheck`) of the
+    first experiment's ``min_count``."""
+    from rnnlab.tasks.text import charlm_min_chars
+
+    need = 0
+    for e in experiments:
+        options = dict(e.task_options)
+        need = max(
+            need,
+            charlm_min_chars(
+                n_train=1, n_val=e.n_val, n_test=e.n_test, seq_len=options.get("seq_len", 64)
+            ),
+        )
+    if len(text) < need:
+        e = experiments[0]
+        raise ValueError(
+            f"--text {shown_path(path)} holds {len(text):,} characters; the design needs at least "
+            f"{need:,} (n_val={e.n_val} and n_test={e.n_test} windows of "
+            f"seq_len={dict(e.task_options).get('seq_len', 64)}, and one training window, under "
+            "the 90/5/5 split): use a longer text"
+        )
+    min_count = dict(experiments[0].task_options).get("min_count", 20) if experiments else 20
+    counts = Counter(text)
+    rare = sum(c for c in counts.values() if c < min_count)
+    return TextCheck(
+        num_chars=len(text),
+        alphabet=len(counts),
+        kept=sum(1 for c in counts.values() if c >= min_count),
+        min_count=min_count,
+        rare_share=rare / len(text) if text else 0.0,
+    )
 
 
 def text_windows(num_chars: int, seq_len: int) -> int:
@@ -74,7 +142,9 @@ def lab_b_on_text(experiments: Sequence[Experiment], path: str | Path) -> tuple[
 def default_out(lab: str, path: str | Path, profile: str) -> Path:
     """``runs/LAB-text-<first 8 hex of the file's sha256>-PROFILE.jsonl``: never the lab's own
     results file, and one file per version of the text."""
-    digest = hashlib.sha256(Path(path).expanduser().read_bytes()).hexdigest()[:8]
+    from rnnlab.tasks.text import read_text_file
+
+    digest = read_text_file(path)[1]["sha256"][:8]  # a ValueError for a missing or bad file
     return Path("runs") / f"{lab}-text-{digest}-{profile}.jsonl"
 
 
@@ -90,49 +160,57 @@ def run_lab_on_text(
     device: str | None = None,
     threads: int | None = None,
     progress: bool | None = None,
-) -> list[dict]:
+    scheduler: str | None = None,
+) -> SweepRecords:
     """Run (or resume) lab ``name``'s character-LM design on the text file ``path``; like
-    :func:`rnnlab.labs.run_lab`, with checkpoints in ``<out>.ckpt/``. Only ``lab-b`` has one."""
-    from rnnlab.labs import _parse_seeds, _parse_shard, get_lab, resolve_profile
+    :func:`rnnlab.labs.run_lab` (the same console runner, :func:`rnnlab.sweep.run_console`),
+    with checkpoints in ``<out>.ckpt/``. Only ``lab-b`` has one. The text is checked first
+    (:func:`check_text`); the returned list's ``.failures`` lists the runs that raised."""
+    from rnnlab.labs import get_lab, parse_shard, resolve_profile
     from rnnlab.tasks.text import read_text_file
 
     if name != "lab-b":
         raise ValueError(f"--text runs Lab B's character-LM design; use lab-b, got {name!r}")
     lab = get_lab(name)
     prof = resolve_profile(profile)
-    base = lab.sweep(prof.name, _parse_seeds(seeds, prof.seeds))
+    base = lab.sweep(prof.name, parse_seeds(seeds, prof.seeds))
+    text, info = read_text_file(path)
+    lm = [e for e in base.experiments if e.task.startswith("charlm-")]
+    report = check_text(text, lm, path)  # before any run (and before fitting budgets)
+    print(f"text: {report.describe()}", flush=True)
+    if report.rare_share > RARE_WARNING_SHARE:
+        print(
+            f"warning: {report.rare_share:.1%} of the text becomes <rare> (more than "
+            f"{RARE_WARNING_SHARE:.0%}); the model cannot tell those characters apart",
+            flush=True,
+        )
     experiments = lab_b_on_text(base.experiments, path)
-    part = _parse_shard(shard_text)
+    part = parse_shard(shard_text)
     if part is not None:
         experiments = tuple(shard(experiments, *part))
     spec = SweepSpec(base.lab, base.profile, experiments, base.seeds)
     out = Path(out) if out is not None else default_out(name, path, prof.name)
-    _, info = read_text_file(path)
     cut = {e.n_train for e in experiments} - {e.n_train for e in base.experiments}
-    print(
-        f"{lab.name} on {shown_path(info['path'])} ({info['size_bytes']:,} bytes, sha256 "
-        f"{info['sha256'][:16]}...): profile {prof.name}; {len(experiments)} experiments, "
-        f"{len(spec.seeds)} seeds, {spec.n_runs()} runs; {len(load_results(out))} already in "
-        f"{shown_path(out)}",
-        flush=True,
-    )
-    if cut:
-        print(f"note: the text is short, so n_train is lowered to {sorted(cut)} windows")
-    t0 = time.perf_counter()
-    done = load_results(out)
-    log, log_failure = console_log(spec.planned_runs(done), already=len(done))
 
-    records = run_sweep(
+    def header(total: int, already: int) -> str:
+        lines = [
+            f"{lab.name} on {shown_path(info['path'])} ({info['size_bytes']:,} bytes, sha256 "
+            f"{info['sha256'][:16]}...): profile {prof.name}; {len(experiments)} experiments, "
+            f"{len(spec.seeds)} seeds, {total} runs; {already} already in {shown_path(out)}",
+        ]
+        if cut:
+            lines.append(f"note: the text is short, so n_train is lowered to {sorted(cut)} windows")
+        return "\n".join(lines)
+
+    return run_console(
         spec,
         out,
+        name=lab.name,
+        header=header,
         jobs=jobs,
         device=device,
         threads=threads,
-        on_record=log,
-        on_failure=log_failure,
         progress=progress,
+        scheduler=scheduler,
         checkpoint_dir=out.parent / f"{out.name}.ckpt",
     )
-    elapsed = time.perf_counter() - t0
-    print(f"{lab.name}: {len(records)} runs in {shown_path(out)} ({elapsed:.0f} s)")
-    return records

@@ -288,11 +288,13 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
     ``results_dir``, or ``None`` when there is none), ``runs`` (every run in the file, tuning
     and grid extensions included), ``reporting`` and ``expected`` (the design's reporting runs
     present, and how many it has: :meth:`rnnlab.sweep.SweepSpec.reporting_progress`), ``state``
-    (``"complete"``, ``"provisional"`` or ``"not run"``) and ``command`` (the one that runs it,
+    (``"complete"``, ``"provisional"`` or ``"not run"``), ``failed`` (runs that raised and have
+    not succeeded since, from ``<file>.failed``) and ``command`` (the one that runs it,
     or resumes it: finished runs are skipped). Only a complete design gives final verdicts.
     """
     from rnnlab import scale
     from rnnlab.labs import LABS
+    from rnnlab.store import ResultsStore
     from rnnlab.sweep import load_results
 
     if results_dir is None:
@@ -340,6 +342,7 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
     for design, profile, relative, spec, command in designs:
         path = folder / relative
         records = load_results(path) if path.exists() else []
+        failed = len(ResultsStore(path).failures()) if path.exists() else 0
         present, expected = spec.reporting_progress(records)
         state = "complete" if present == expected else "provisional" if records else "not run"
         rows.append(
@@ -351,6 +354,7 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
                 "reporting": present,
                 "expected": expected,
                 "state": state,
+                "failed": failed,
                 "command": command,
             }
         )
@@ -392,6 +396,8 @@ def design_progress_text(results_dir: str | Path | None = None) -> str:
         name = f"{r['design']} {r['profile']}".ljust(width)
         count = f"{r['reporting']:>4,} of {r['expected']:>4,} reporting runs"
         extra = f", {r['runs']:,} runs in {r['file']}" if r["file"] else ""
+        if r["failed"]:
+            extra += f"; {r['failed']} FAILED (errors in {r['file']}.failed)"
         lines.append(f"  {name}  {r['state']:<11s}  {count}{extra}")
     unfinished = [r for r in rows if r["state"] != "complete"]
     if unfinished:

@@ -19,9 +19,17 @@ built by :func:`rnnlab.sweep.make_record`). Next to it live two helper files:
 
 Writing (:meth:`ResultsStore.append`): under the lock, (1) repair a torn last line (see below),
 (2) skip the record if its ``run_id`` is already in the file (two processes finished the same
-run), (3) append the record as **one** ``write`` of one line and ``fsync`` it. Appending, not
-rewriting, means a writer killed with ``SIGKILL`` loses at most the run it was training: every
-line already on disk stays there.
+run), (3) append the record as one line and ``fsync`` it. Appending, not rewriting, means a
+writer killed with ``SIGKILL`` loses at most the run it was training: every line already on disk
+stays there. An append returns only when every byte of its line is written and ``fsync``-ed; a
+short write, a full disk (``ENOSPC``) or any other write error cuts the partial line off again
+and raises :class:`ResultsWriteFailed`, so a run is never reported as recorded when it is not,
+and the lines already recorded are never touched.
+
+What a store writes to: ``path`` must be missing, empty, or a results file. Anything else -- a
+notes file, a folder, a file whose first line is not a run record -- raises before a byte is
+written, and the file is left as it was (a last line without newline is taken for a torn record
+only when it looks like one, i.e. starts with ``{``).
 
 Reading (:func:`load_results`): a missing file is ``[]``. A last line that is not valid JSON and
 has no final newline is a **torn write** (a writer died in the middle of ``write``, or the machine
@@ -39,7 +47,9 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import errno
 import json
 import os
 import socket
@@ -65,20 +75,39 @@ class ResultsFileUnwritable(OSError):
     """The results file (or its folder, or its lock) cannot be created or written."""
 
 
+class ResultsWriteFailed(ResultsFileUnwritable):
+    """An append could not write all of its bytes (disk full, I/O error); nothing of it is kept.
+
+    Raised mid-sweep: the sweep stops, the runs already in the file stay, and rerunning the same
+    command (after freeing space) resumes."""
+
+
 class TornLineWarning(UserWarning):
     """The last line of a results file was cut short by a killed writer; it is being ignored."""
 
 
 def lock_path(path: str | Path) -> Path:
     """``runs/x.jsonl`` -> ``runs/x.jsonl.lock``: the lock every writer of ``path`` takes."""
-    path = Path(path)
+    path = _file_path(path)
     return path.with_name(path.name + ".lock")
 
 
 def failed_path(path: str | Path) -> Path:
     """``runs/x.jsonl`` -> ``runs/x.jsonl.failed``: where runs that raised are recorded."""
-    path = Path(path)
+    path = _file_path(path)
     return path.with_name(path.name + ".failed")
+
+
+def _file_path(path: str | Path) -> Path:
+    """``path`` as a :class:`Path`; raises :class:`ResultsFileUnwritable` when it names a folder
+    (``--out .``, ``--out runs/``): a results file is a file."""
+    path = Path(path)
+    if not path.name or path.is_dir():
+        raise ResultsFileUnwritable(
+            f"cannot write results file {path}: it is a folder; give a file name such as "
+            f"{Path(path) / 'results.jsonl'}"
+        )
+    return path
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -102,7 +131,7 @@ def _parse(path: Path, data: bytes, *, required: Sequence[str]) -> tuple[list[di
         try:
             rec = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            if is_tail:
+            if is_tail and raw.lstrip(b" \t\r\x00").startswith(b"{"):  # a record cut short
                 warnings.warn(
                     f"{path}:{lineno}: the last line is cut short (a writer was killed "
                     "mid-write?); ignoring it -- the next write to this file removes it.",
@@ -112,17 +141,28 @@ def _parse(path: Path, data: bytes, *, required: Sequence[str]) -> tuple[list[di
                 torn_at = start
                 continue
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+            if not records:  # the very first line: this is some other file, not ours
+                raise _not_results_file(path, f"line {lineno} is not JSON ({reason})") from None
             raise ResultsFileError(
                 f"{path}:{lineno}: not valid JSON ({reason}); the file is corrupt. "
                 "Fix or delete that line; nothing was overwritten."
             ) from None
         if not isinstance(rec, dict) or any(k not in rec for k in required):
+            if not records:
+                raise _not_results_file(path, f"line {lineno} is not a run record")
             missing = [k for k in required if not isinstance(rec, dict) or k not in rec]
             raise ResultsFileError(
                 f"{path}:{lineno}: not a run record (missing {missing}); nothing was overwritten."
             )
         records.append(rec)
     return records, torn_at
+
+
+def _not_results_file(path: Path, why: str) -> ResultsFileError:
+    return ResultsFileError(
+        f"{path} is not a results file ({why}); a results file must be missing, empty or JSON "
+        "Lines run records: choose another --out. The file was left unchanged."
+    )
 
 
 def _unique(records: Iterable[dict]) -> list[dict]:
@@ -166,6 +206,48 @@ def write_results_atomic(path: str | Path, records: Sequence[dict]) -> None:
         _write_atomic(path, records)
 
 
+class MergeConflict(ValueError):
+    """Two files hold the same ``run_id`` with different metrics (the message names both)."""
+
+
+def merge_results(
+    out: str | Path, sources: Sequence[str | Path], *, prefer: str | None = None
+) -> list[dict]:
+    """Merge the results files ``sources`` into ``out`` (which may already hold runs); returns
+    every record now in ``out``.
+
+    The whole read-modify-write happens under ``out``'s lock, so a sweep appending to ``out``
+    meanwhile loses nothing: its appends wait, then land in the merged file. A ``run_id`` found
+    in two places (``out`` first, then ``sources`` in order) with the same metrics is kept once;
+    with different metrics it is a :class:`MergeConflict` naming both files and nothing is
+    written, unless ``prefer`` is ``"first"`` (the earliest copy wins) or ``"last"`` (the latest
+    wins). ``out`` must be missing, empty or a results file.
+    """
+    if prefer not in (None, "first", "last"):
+        raise ValueError(f"prefer must be None, 'first' or 'last', got {prefer!r}")
+    out = Path(out)
+    _ensure_parent(out)
+    inputs = [(Path(src), load_results(src)) for src in sources]
+    with _lock(out):
+        merged: dict[str, tuple[Path, dict]] = {}
+        for path, records in [(out, load_results(out)), *inputs]:
+            for rec in records:
+                rid = rec["run_id"]
+                if rid not in merged:
+                    merged[rid] = (path, rec)
+                elif rec.get("metrics") != merged[rid][1].get("metrics"):
+                    if prefer is None:
+                        raise MergeConflict(
+                            f"run {rid} has different metrics in {merged[rid][0]} and {path}; "
+                            "pass --prefer first or --prefer last to choose; nothing was written"
+                        )
+                    if prefer == "last":
+                        merged[rid] = (path, rec)
+        records = [rec for _, rec in merged.values()]
+        _write_atomic(out, records)
+    return records
+
+
 def _write_atomic(path: Path, records: Sequence[dict]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -176,13 +258,18 @@ def _write_atomic(path: Path, records: Sequence[dict]) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes the file private; results are meant to be shared
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ResultsWriteFailed(
+                f"cannot write {path}: {exc.strerror or exc}; the file was left as it was"
+            ) from None
         raise
 
 
 def _ensure_parent(path: Path) -> None:
+    _file_path(path)
     for folder in [path.parent, *path.parent.parents]:
         if folder.exists():
             if not folder.is_dir():
@@ -215,8 +302,21 @@ def _lock(path: Path) -> FileLock:
     return FileLock(str(lp), timeout=LOCK_TIMEOUT_S)
 
 
+def _write_all(fd: int, data: bytes, offset: int) -> None:
+    """``os.pwrite`` every byte of ``data`` at ``offset``, looping over short writes (a disk
+    that fills up mid-write returns fewer bytes, then raises ``ENOSPC``)."""
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        if n <= 0:  # no progress and no error: treat it as a full disk rather than spin
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view, offset = view[n:], offset + n
+
+
 def _append_line(path: Path, line: bytes, *, run_id: str | None) -> bool:
-    """With the lock held: append ``line`` to ``path`` as one ``write`` and ``fsync`` it.
+    """With the lock held: append ``line`` to ``path`` and ``fsync`` it; raises
+    :class:`ResultsWriteFailed` (with the partial line cut off again) unless every byte is
+    written.
 
     ``run_id`` given: ``path`` is a results file; a torn last line is cut off first, and nothing
     is written (``False``) when a record with that ``run_id`` is already there. ``run_id``
@@ -236,14 +336,23 @@ def _append_line(path: Path, line: bytes, *, run_id: str | None) -> bool:
             if torn_at is not None:
                 end = torn_at
             elif data and not data.endswith(b"\n"):  # a complete last record without newline
-                os.pwrite(fd, b"\n", size)
-                end = size + 1
+                line = b"\n" + line
         elif data and not data.endswith(b"\n"):
             end = data.rfind(b"\n") + 1
-        if end != size:
-            os.ftruncate(fd, end)
-        os.pwrite(fd, line, end)
-        os.fsync(fd)
+        try:
+            if end != size:
+                os.ftruncate(fd, end)
+            _write_all(fd, line, end)
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # leave the file as it was before this append
+                os.ftruncate(fd, end)
+                os.fsync(fd)
+            raise ResultsWriteFailed(
+                f"cannot write to {path}: {exc.strerror or exc} (a full disk?); this run was not "
+                "recorded, the runs already in the file are intact. Free space or choose another "
+                "--out, then rerun the same command to resume."
+            ) from None
         return True
     finally:
         os.close(fd)
@@ -269,8 +378,13 @@ class ResultsStore:
 
     def check_writable(self) -> None:
         """Raise :class:`ResultsFileUnwritable` (one clear sentence) unless this process can
-        create or append to the results file and its lock. Writes nothing to the results file."""
+        create or append to the results file and its lock, and :class:`ResultsFileError` when
+        the file exists but is not a results file (it is then left untouched). Writes nothing to
+        the results file."""
         _ensure_parent(self.path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TornLineWarning)  # the first append repairs it
+            load_results(self.path)
         try:
             with _lock(self.path):
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

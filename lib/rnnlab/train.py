@@ -41,6 +41,7 @@ import os
 import random
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -427,11 +428,26 @@ def save_checkpoint(path: str | Path, state: dict) -> None:
 
 def load_checkpoint(path: str | Path, fingerprint: str) -> dict | None:
     """The state saved at ``path`` (``None`` if there is none), loaded with
-    ``weights_only=True``; raises ValueError if it belongs to a different run."""
+    ``weights_only=True``; raises ValueError if it belongs to a different run.
+
+    A checkpoint that cannot be read (truncated, damaged on disk) is moved aside to
+    ``<path>.corrupt`` with a warning naming it, and ``None`` is returned: the run starts again
+    from scratch instead of failing on every rerun."""
     path = Path(path)
     if not path.exists():
         return None
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises RuntimeError, EOFError, pickle errors, ...
+        aside = path.with_name(path.name + ".corrupt")
+        os.replace(path, aside)
+        warnings.warn(
+            f"checkpoint {path} cannot be read ({type(exc).__name__}: "
+            f"{str(exc).split('. ')[0]}); moved it to "
+            f"{aside.name} and restarting this run from scratch",
+            stacklevel=2,
+        )
+        return None
     if not isinstance(state, dict) or state.get("fingerprint") != fingerprint:
         raise ValueError(
             f"checkpoint {path} belongs to a different run (another config, seed, model shape "
