@@ -237,10 +237,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_run_converge(args: argparse.Namespace) -> int:
     from rnnlab import converge, scale
-    from rnnlab.sweep import console_log
+    from rnnlab.sweep import check_run_options, console_log
 
     out = Path(args.out) if args.out else converge.default_out(args.profile)
-    ResultsStore(out).check_writable()
+    check_run_options(out, device=args.device, jobs=args.jobs, threads=args.threads)
     records = load_results(out) if out.exists() else []
     drain = scale.default_drain_file(out)
     print(f"converge {args.profile}: {len(records)} runs already in {out}", flush=True)
