@@ -238,7 +238,9 @@ def test_power_is_planned_at_the_holm_level():
         stats.paired_compare(
             [0.5 + 0.01 * s for s in range(5)],
             [0.5 + d + 0.01 * s + 0.004 * (s % 2) for s in range(5)],
-            higher_is_better=True, claim="depth", margin=0.01,
+            higher_is_better=True,
+            claim="depth",
+            margin=0.01,
         )  # fmt: skip
         for d in (0.05, 0.02, 0.01)
     ]

@@ -163,6 +163,46 @@ def scale_map_lines(results_dir: str | Path) -> list[str]:
     ]
 
 
+def operator_lines(results_dir: str | Path) -> list[str]:
+    """ListOps accuracy per root operator, from ``<results_dir>/lab-c-cpu-by-operator.json``
+    (written by ``scripts/listops_by_operator.py``, which replays committed Lab C runs): per
+    cell and depth, the mean over seeds of each operator's test accuracy beside its
+    majority-class rate, and whether the replays reproduced the recorded test accuracies."""
+    import json
+
+    path = Path(results_dir) / "lab-c-cpu-by-operator.json"
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = data["rows"]
+    if not rows:
+        return []
+    gaps = [abs(r["replayed_test"] - r["recorded_test"]) for r in rows]
+    lines = [
+        "",
+        f"**ListOps by operator** (Lab C, cpu profile; {len(rows)} reporting runs replayed by "
+        f"`{data['command']}`; the replays reproduce the recorded test accuracy within "
+        f"{max(gaps):.4f}). Mean test accuracy over seeds per root operator, with the "
+        "operator's majority-class rate in brackets:",
+        "",
+    ]
+    cells: dict[tuple, list[dict]] = {}
+    for r in rows:
+        cells.setdefault((r["nesting"], r["n_train"], r["layers"]), []).append(r)
+    for (nesting, n_train, layers), rs in sorted(cells.items()):
+        ops = sorted(rs[0]["by_operator"])
+        parts = []
+        for op in ops:
+            acc = sum(r["by_operator"][op] for r in rs) / len(rs)
+            chance = sum(r["majority_by_operator"][op] for r in rs) / len(rs)
+            parts.append(f"{op} {acc:.3f} ({chance:.3f})")
+        lines.append(
+            f"- nesting {nesting}, n_train {n_train:,}, L={layers}, {len(rs)} seeds: "
+            + ", ".join(parts)
+        )
+    return lines
+
+
 def findings_markdown(results_dir: str | Path) -> str:
     """The generated block: a claims x verdicts table with the scale of every verdict, then
     each claim's cells with paired intervals, Holm-adjusted p-values and test-set sizes."""
@@ -186,6 +226,7 @@ def findings_markdown(results_dir: str | Path) -> str:
             f"{r['runs']} of {r['runs_expected']}{complete} |"
         )
     lines += scale_map_lines(results_dir)
+    lines += operator_lines(results_dir)
     lines += ["", "The claims, as the seed states them, and what the literature reports:", ""]
     seen = set()
     for r in rows:
