@@ -285,3 +285,23 @@ def test_baselines_are_computed_from_the_task():
     assert base.ceiling is None and base.name == "unigram model"
     # a record that cannot rebuild its task falls back to one over the number of classes
     assert baseline_of(record("lab-c", LISTOPS, 1, 0, 0.5, classes=4)).chance == 0.25
+
+
+def test_operator_lines_read_the_replayed_runs(tmp_path):
+    from rnnlab.findings import operator_lines
+
+    assert operator_lines(tmp_path) == []  # no replay file: nothing to say
+    rows = [
+        {"nesting": 1, "n_train": 500, "layers": L, "seed": s, "recorded_test": 0.6,
+         "replayed_test": 0.6 + 0.0001 * s, "by_operator": {"MAX": 0.9, "MIN": 0.8, "SM": 0.1},
+         "majority_by_operator": {"MAX": 0.4, "MIN": 0.4, "SM": 0.1}}
+        for L in (1, 2) for s in range(2)
+    ]  # fmt: skip
+    data = {"command": "python scripts/listops_by_operator.py --cells 1:500", "rows": rows}
+    (tmp_path / "lab-c-cpu-by-operator.json").write_text(__import__("json").dumps(data))
+    lines = operator_lines(tmp_path)
+    assert "4 reporting runs replayed" in lines[1] and "within 0.0001" in lines[1]
+    assert (
+        lines[-2] == "- nesting 1, n_train 500, L=1, 2 seeds: MAX 0.900 (0.400), MIN 0.800 "
+        "(0.400), SM 0.100 (0.100)"
+    )

@@ -9,7 +9,10 @@ test-set score of each seed is one observation.
 The analysis follows :data:`rnnlab.stats.PLAN_V2`, declared before the version-2 runs: the two
 depths are compared seed by seed (paired), each cell gets one of four verdicts against the
 metric's smallest effect of interest, with Holm's correction across the cells of a claim, and a
-claim's verdict always comes with the *scale* it was measured at (:func:`scale_of`).
+claim's verdict always comes with the *scale* it was measured at (:func:`scale_of`). A cell that
+cannot show anything (a model failed to train, the cell sits at floor or ceiling, a model is far
+from convergence) gets a fifth label instead, *not informative* (:func:`informative`), and the
+chance and ceiling of its metric are computed from the task itself (:func:`baseline_of`).
 """
 
 from __future__ import annotations
