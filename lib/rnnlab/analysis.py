@@ -519,8 +519,8 @@ def verdict_words(cv: ClaimVerdict) -> str:
         if closed == len(backing):
             return "the fix closes the gap: equivalent to one layer wherever it helps"
         return (
-            f"the fix narrows the gap; the fixed stack is equivalent to one layer in {closed} of "
-            f"the {len(backing)} cells where it does"
+            f"the fix narrows the gap; it closes it (the fixed stack equivalent to one layer) in "
+            f"{closed or 'none'} of the {len(backing)} cells where it narrows it"
         )
     if test == "equivalence":
         steps = _span(cv.scale.get("steps", []))
