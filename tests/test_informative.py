@@ -300,7 +300,8 @@ def test_operator_lines_read_the_replayed_runs(tmp_path):
     data = {"command": "python scripts/listops_by_operator.py --cells 1:500", "rows": rows}
     (tmp_path / "lab-c-cpu-by-operator.json").write_text(__import__("json").dumps(data))
     lines = operator_lines(tmp_path)
-    assert "4 reporting runs replayed" in lines[1] and "within 0.0001" in lines[1]
+    assert "4 reporting runs replayed" in lines[1] and "all within 0.0001" in lines[1]
+    assert "2 of them reproduce the recorded test accuracy exactly" in lines[1]
     assert (
         lines[-2] == "- nesting 1, n_train 500, L=1, 2 seeds: MAX 0.900 (0.400), MIN 0.800 "
         "(0.400), SM 0.100 (0.100)"
