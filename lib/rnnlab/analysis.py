@@ -422,7 +422,9 @@ def informative(
     """``cell`` with its :class:`rnnlab.stats.CellFit`, and labelled
     :data:`rnnlab.stats.NOT_INFORMATIVE` (with the reason) when
     :func:`rnnlab.stats.not_informative_reason` finds one, or, for a claim with a declared
-    ``floor`` (in the compared metric's units), when both compared means lie below it."""
+    ``floor`` (in the compared metric's units), when both compared means lie below it. The
+    baseline is that of the cell's first seed's test sample (:func:`baseline_of`); other seeds'
+    samples differ from it by sampling noise only."""
     from dataclasses import replace
 
     models, family = _models_of(claim, cell, records)
