@@ -29,7 +29,8 @@ def test_run_then_summarize(tmp_path, capsys):
     assert main(["summarize", str(out)]) == 0
     text = capsys.readouterr().out
     assert "claim (a)" in text and "profile smoke" in text
-    assert any(v in text for v in ("SUPPORTED", "CONTRADICTED", "INCONCLUSIVE"))
+    verdicts = ("SUPPORTED", "CONTRADICTED", "EQUIVALENT", "INCONCLUSIVE", "NOT INFORMATIVE")
+    assert any(f"]: {v} at" in text for v in verdicts)
 
 
 def test_shard_and_merge(tmp_path, capsys):

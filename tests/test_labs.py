@@ -215,10 +215,17 @@ def test_lab_d_verdicts_from_records():
     assert v["d2"].verdict == "supported" and len(v["d2"].cells) == 2
     assert all(c.comparison.verdict == "equivalent" for c in v["d2"].cells)
     assert v["d1"].scale["seeds"] == list(range(5))
-    # a clearly different capacity contradicts the equivalence claim
+    # one depth that stores clearly less is not enough to contradict the claim (the one
+    # combining rule: the other depth is equivalent), both depths are
     for r in recs:
         if r["task"] == "memorize" and r["num_layers"] == 4:
-            r["metrics"]["test"] = 0.6 + 0.003 * r["seed"]
+            r["metrics"]["test"] = 0.7 + 0.003 * r["seed"]
+    v = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}
+    assert sorted(c.comparison.verdict for c in v["d2"].cells) == ["contradicted", "equivalent"]
+    assert v["d2"].verdict == "inconclusive"
+    for r in recs:
+        if r["task"] == "memorize" and r["num_layers"] == 2:
+            r["metrics"]["test"] = 0.75 + 0.002 * r["seed"]
     v = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}
     assert v["d2"].verdict == "contradicted"
     cells = design_cells(lab.claims[1], recs)
@@ -235,7 +242,9 @@ def test_equivalence_claim_has_a_floor():
             recs.append(_lab_d_fake("memorize", "plain", L, s, acc, n_test=10_000))
     d2 = {cv.claim.id: cv for cv in claim_verdicts(lab, recs)}["d2"]
     assert d2.cells[0].comparison.deep.mean < lab.claims[1].floor
-    assert d2.verdict == "inconclusive" and d2.cells[0].comparison.verdict == "inconclusive"
+    assert d2.verdict == "not informative"
+    assert d2.cells[0].comparison.verdict == "not informative"
+    assert "declared floor of 1 bits/parameter" in d2.cells[0].comparison.reason
 
 
 def test_gap_closure_orients_lower_is_better_metrics():
@@ -255,7 +264,9 @@ def test_gap_closure_orients_lower_is_better_metrics():
 def test_equivalence_verdict_rule():
     assert equivalence_verdict([]) == "inconclusive"
     assert equivalence_verdict(["equivalent", "inconclusive"]) == "supported"
-    assert equivalence_verdict(["equivalent", "contradicted"]) == "contradicted"
+    assert equivalence_verdict(["equivalent", "contradicted"]) == "inconclusive"  # one rule
+    assert equivalence_verdict(["contradicted", "inconclusive"]) == "contradicted"
+    assert equivalence_verdict(["not informative", "equivalent"]) == "supported"
     assert equivalence_verdict(["inconclusive", "inconclusive", "equivalent"]) == "inconclusive"
 
 

@@ -150,7 +150,8 @@ def summarize_text(records: list[dict]) -> str:
                 k = c.comparison
                 lines.append(
                     f"   {c.name}: L={c.deep} minus L={c.wide} (positive = depth better) "
-                    f"{analysis.fmt_ci(k.effect, k.ci_low, k.ci_high, 4)} -> {k.verdict}"
+                    f"{analysis.fmt_ci(k.effect, k.ci_low, k.ci_high, 4)} -> "
+                    f"{analysis.cell_label(c)}"
                 )
     return "\n".join(lines)
 

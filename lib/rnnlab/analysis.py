@@ -9,11 +9,15 @@ test-set score of each seed is one observation.
 The analysis follows :data:`rnnlab.stats.PLAN_V2`, declared before the version-2 runs: the two
 depths are compared seed by seed (paired), each cell gets one of four verdicts against the
 metric's smallest effect of interest, with Holm's correction across the cells of a claim, and a
-claim's verdict always comes with the *scale* it was measured at (:func:`scale_of`).
+claim's verdict always comes with the *scale* it was measured at (:func:`scale_of`). A cell that
+cannot show anything (a model failed to train, the cell sits at floor or ceiling, a model is far
+from convergence) gets a fifth label instead, *not informative* (:func:`informative`), and the
+chance and ceiling of its metric are computed from the task itself (:func:`baseline_of`).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -115,6 +119,9 @@ class CellComparison:
     comparison: stats.PairedComparison
     n_test: int
     seeds: tuple[int, ...]
+    fit: stats.CellFit | None = None  # what the cell's models reached (set by claim_verdicts)
+    fix_gap: stats.PairedComparison | None = None  # gap closure: the fixed stack, L vs L=1
+    closes: bool | None = None  # gap closure: the fixed stack is equivalent to one layer
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -207,8 +214,11 @@ def claim_verdicts(
     lab: Lab, records: Sequence[dict], plan: stats.AnalysisPlan = stats.PLAN_V2
 ) -> list[ClaimVerdict]:
     """Every claim of ``lab`` judged on ``records`` by the pre-declared plan: paired comparisons
-    per cell (:func:`rnnlab.stats.paired_compare`), Holm's correction across the claim's cells
-    (:func:`rnnlab.stats.judge_cells`), and :func:`rnnlab.stats.combine_verdicts_v2`."""
+    per cell (:func:`rnnlab.stats.paired_compare`); cells that cannot show anything labelled
+    :data:`rnnlab.stats.NOT_INFORMATIVE` (:func:`informative`); Holm's correction across the
+    claim's informative cells (:func:`rnnlab.stats.judge_cells`); and the one combining rule,
+    :func:`rnnlab.stats.combine_cells`. Gap-closure cells also say whether the fix *closes* the
+    gap (:func:`closes_gap`)."""
     from dataclasses import replace
 
     lab_records = [r for r in records if r["lab"] == lab.name]
@@ -224,23 +234,307 @@ def claim_verdicts(
             cells = compare_cells(
                 lab_records, wide=lab.wide, deep=lab.deep, claim=claim.direction, plan=plan
             )
-        chosen = _select(cells, claim.where, design)
+        chosen = [
+            informative(claim, c, lab_records, plan) for c in _select(cells, claim.where, design)
+        ]
         judged = stats.judge_cells([c.comparison for c in chosen], plan)
-        chosen = tuple(replace(c, comparison=j) for c, j in zip(chosen, judged, strict=True))
-        verdict = stats.combine_verdicts_v2([c.comparison.verdict for c in chosen])
-        if isinstance(claim, DesignClaim) and claim.test == "equivalence":
-            chosen = tuple(
-                replace(c, comparison=replace(c.comparison, verdict=equivalence_cell_verdict(
-                    c.comparison, plan, floor=claim.floor)))
+        chosen = [replace(c, comparison=j) for c, j in zip(chosen, judged, strict=True)]
+        test = getattr(claim, "test", None)
+        if test == "equivalence":
+            chosen = [
+                c if c.comparison.verdict == stats.NOT_INFORMATIVE
+                else replace(c, comparison=replace(
+                    c.comparison, verdict=equivalence_cell_verdict(c.comparison, plan)))
                 for c in chosen
-            )  # fmt: skip
-            verdict = equivalence_verdict([c.comparison.verdict for c in chosen])
+            ]  # fmt: skip
+        if test == "gap_closure":
+            chosen = closes_gap(chosen, plan)
+        verdict = stats.combine_cells(
+            [c.comparison.verdict for c in chosen], equivalence=test == "equivalence"
+        )
         keys = [set(_base_cell(c.cell)) for c in chosen]
         scale = scale_of(
             [r for r in eval_records(lab_records) if any(k <= set(cell_of(r)) for k in keys)]
         )
-        out.append(ClaimVerdict(claim, chosen, verdict, scale, plan.version))
+        out.append(ClaimVerdict(claim, tuple(chosen), verdict, scale, plan.version))
     return out
+
+
+# ----------------------------------------------------------------------------- what a cell can show
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What a model scores on a test set without looking at its input, and the best score the
+    metric allows.
+
+    Attributes:
+        chance: the best input-blind test score: the majority class's share of the test set
+            (accuracy), the share of test sequences that the majority tag gets wholly right
+            (sequence accuracy), or the cross-entropy of the test characters under the training
+            set's character frequencies, add-one smoothed (bits per character). NaN: unknown.
+        ceiling: 1 for accuracies, ``None`` for bits per character (no known ceiling).
+        name: what ``chance`` is, in words.
+    """
+
+    chance: float
+    ceiling: float | None
+    name: str
+
+
+@functools.lru_cache(maxsize=64)
+def _task_baseline(
+    task: str, options: str, n_train: int, n_val: int, n_test: int, seed: int
+) -> tuple[float, str]:
+    import json
+
+    import torch
+
+    from rnnlab.tasks import make_task
+
+    data = make_task(
+        task, n_train=n_train, n_val=n_val, n_test=n_test, seed=seed, **json.loads(options)
+    )
+    if data.kind == "lm":
+        counts = torch.bincount(data.y_train.flatten(), minlength=data.num_classes).double() + 1
+        p = counts / counts.sum()
+        return float(-torch.log2(p[data.y_test.flatten()]).mean()), "unigram model"
+    if data.kind == "classify":
+        freq = torch.bincount(data.y_test, minlength=data.num_classes).double()
+        return float(freq.max() / freq.sum()), "majority class"
+    scored = data.y_test != -100
+    tag = int(torch.bincount(data.y_test[scored]).argmax())
+    whole = ((data.y_test == tag) | ~scored).all(dim=1).double().mean()
+    return float(whole), "majority tag"
+
+
+def baseline_of(record: dict) -> Baseline:
+    """The :class:`Baseline` of a record's test set, computed from the task itself: the task is
+    regenerated (offline, deterministically) from the record's experiment and data seed. For
+    generators whose splits partition the example space the test split depends only on its own
+    size, so only the test split is drawn. A record without its experiment's task options (e.g.
+    a synthetic one) falls back to one over the number of classes, or to an unknown chance."""
+    import json
+
+    metric = record["metrics"]["metric"]
+    ceiling = None if metric == "bits_per_char" else 1.0
+    e = record.get("experiment", {})
+    if "task_options" in e and "data_seed" in e:
+        partition = record.get("task_info", {}).get("split_rule") == "partition"
+        lm = metric == "bits_per_char"
+        chance, name = _task_baseline(
+            e.get("task", record.get("task")),
+            json.dumps(e["task_options"], sort_keys=True),
+            e["n_train"] if lm or not partition else 1,
+            e["n_val"] if lm or not partition else 0,
+            e["n_test"],
+            e["data_seed"] + record["seed"],
+        )
+        return Baseline(chance, ceiling, name)
+    classes = record.get("task_info", {}).get("num_classes")
+    if metric == "accuracy" and classes:
+        return Baseline(1.0 / classes, ceiling, "chance")
+    return Baseline(math.nan, ceiling, "chance")
+
+
+def _median(values: list[float]) -> float:
+    vs = sorted(v for v in values if v == v)
+    if not vs:
+        return math.nan
+    mid = len(vs) // 2
+    return vs[mid] if len(vs) % 2 else (vs[mid - 1] + vs[mid]) / 2
+
+
+def last_quarter_share(record: dict) -> float:
+    """The share of a run's validation improvement (first evaluation to last, oriented so that
+    > 0 is better) made in the last quarter of its training steps, the value at 3/4 of the
+    steps interpolated linearly between evaluations. A curve still going straight gives at
+    least a quarter (exactly a quarter if it started at step 0), one that has flattened gives
+    less; 0 when the curve did not improve; NaN when the record holds fewer than four
+    evaluations."""
+    points = [(p["step"], p["val"]) for p in record.get("curves", []) if p["val"] == p["val"]]
+    if len(points) < 4:
+        return math.nan
+    sign = 1.0 if record["metrics"]["higher_is_better"] else -1.0
+    at = 0.75 * points[-1][0]
+    q = points[0][1]
+    for (s0, v0), (s1, v1) in zip(points, points[1:], strict=False):
+        if s0 <= at <= s1:
+            q = v0 + (v1 - v0) * (at - s0) / (s1 - s0) if s1 > s0 else v1
+            break
+    total = sign * (points[-1][1] - points[0][1])
+    last = sign * (points[-1][1] - q)
+    return last / total if total > 0 else 0.0
+
+
+def model_fit(label: str, runs: Sequence[dict]) -> stats.ModelFit:
+    """A :class:`rnnlab.stats.ModelFit` from the eval runs of one model (one per seed)."""
+    best = [
+        r["metrics"]["best_step"] / r["metrics"]["steps"]
+        for r in runs
+        if r["metrics"].get("best_step") is not None and r["metrics"].get("steps")
+    ]
+    return stats.ModelFit(
+        label,
+        sum(float(r["metrics"]["test"]) for r in runs) / len(runs),
+        _median(best),
+        _median([last_quarter_share(r) for r in runs]),
+    )
+
+
+def _models_of(
+    claim: Claim, cell: CellComparison, records: Sequence[dict]
+) -> tuple[dict[str, list[dict]], list[dict]]:
+    """The eval runs of each model a cell's comparison uses, and of its whole family (every
+    depth and stack of the same task, budget and data)."""
+    evals = eval_records(records)
+    base = set(_base_cell(cell.cell))
+    test = getattr(claim, "test", None)
+    if test == "gap_closure":
+        label = claim.label
+
+        def key(r: dict) -> set:
+            return {(k, v) for k, v in cell_of(r) if k != label}
+
+        family = [r for r in evals if key(r) == base]
+        wanted = [(s, L) for s in (claim.base, claim.fix) for L in (cell.wide, cell.deep)]
+        models = {
+            f"{s} L={L}": [
+                r for r in family
+                if dict(cell_of(r)).get(label) == s and r["num_layers"] == L
+            ]
+            for s, L in wanted
+        }  # fmt: skip
+    else:
+        family = [r for r in evals if set(cell_of(r)) == base]
+        models = {
+            f"L={L}": [r for r in family if r["num_layers"] == L] for L in (cell.wide, cell.deep)
+        }
+    return {k: v for k, v in models.items() if v}, family
+
+
+def informative(
+    claim: Claim,
+    cell: CellComparison,
+    records: Sequence[dict],
+    plan: stats.AnalysisPlan = stats.PLAN_V2,
+) -> CellComparison:
+    """``cell`` with its :class:`rnnlab.stats.CellFit`, and labelled
+    :data:`rnnlab.stats.NOT_INFORMATIVE` (with the reason) when
+    :func:`rnnlab.stats.not_informative_reason` finds one, or, for a claim with a declared
+    ``floor`` (in the compared metric's units), when both compared means lie below it. The
+    baseline is that of the cell's first seed's test sample (:func:`baseline_of`); other seeds'
+    samples differ from it by sampling noise only."""
+    from dataclasses import replace
+
+    models, family = _models_of(claim, cell, records)
+    if not models:
+        return cell
+    first = family[0]
+    metric, hib = first["metrics"]["metric"], first["metrics"]["higher_is_better"]
+    base = baseline_of(min(family, key=lambda r: r["seed"]))
+    means = {}
+    for r in family:
+        means.setdefault((cell_of(r), r["num_layers"]), []).append(float(r["metrics"]["test"]))
+    avg = [sum(v) / len(v) for v in means.values()]
+    fit = stats.CellFit(
+        models=tuple(model_fit(k, v) for k, v in models.items()),
+        higher_is_better=hib,
+        chance=base.chance,
+        ceiling=base.ceiling,
+        best=max(avg) if hib else min(avg),
+        margin=plan.margin(metric),
+        baseline=base.name,
+    )
+    reason = stats.not_informative_reason(fit)
+    floor = getattr(claim, "floor", None)
+    comp = cell.comparison
+    if floor is not None and max(comp.wide.mean, comp.deep.mean) < floor:
+        unit = cell.metric.replace("_per_", "/").replace("_", " ")
+        below = f"at floor (both depths under the declared floor of {floor:g} {unit})"
+        reason = "; ".join(x for x in (below, reason) if x)
+    if reason:
+        comp = replace(
+            comp,
+            verdict=stats.NOT_INFORMATIVE,
+            reason=reason,
+            p_diff_adjusted=math.nan,
+            p_equiv_adjusted=math.nan,
+            seeds_for_power=None,
+        )
+    return replace(cell, comparison=comp, fit=fit)
+
+
+def closes_gap(
+    cells: Sequence[CellComparison], plan: stats.AnalysisPlan = stats.PLAN_V2
+) -> list[CellComparison]:
+    """Whether a gap-closure cell's fix **closes** the gap, not only narrows it: the fixed stack
+    at depth L must be *equivalent* to its own one-layer model (two one-sided tests against the
+    metric's margin, Holm-adjusted across the claim's informative cells: the 95% interval of
+    its L-minus-L=1 difference lies inside plus or minus the margin). A supported cell whose
+    fixed stack is not equivalent to one layer only *narrows* the gap."""
+    from dataclasses import replace
+
+    idx = [
+        i for i, c in enumerate(cells)
+        if c.fix_gap is not None and c.comparison.verdict != stats.NOT_INFORMATIVE
+    ]  # fmt: skip
+    adjusted = stats.holm([cells[i].fix_gap.p_equiv for i in idx])
+    out = list(cells)
+    for i, pe in zip(idx, adjusted, strict=True):
+        equivalent = bool(pe == pe and pe < plan.alpha / 2)
+        fix_gap = replace(cells[i].fix_gap, p_equiv_adjusted=pe)
+        out[i] = replace(cells[i], fix_gap=fix_gap, closes=equivalent)
+    return out
+
+
+def cell_label(cell: CellComparison) -> str:
+    """A cell's verdict in words that follow its test: ``not informative: <reason>``; for a
+    gap-closure cell that supports its claim, ``supported (closes the gap)`` only when the fixed
+    stack is equivalent to one layer (:func:`closes_gap`), else ``supported (narrows the gap)``."""
+    c = cell.comparison
+    if c.verdict == stats.NOT_INFORMATIVE:
+        return f"{c.verdict}: {c.reason}"
+    if c.verdict == "supported" and cell.closes is not None and cell.fix_gap is not None:
+        f = cell.fix_gap
+        own = f"the fixed stack's L={cell.deep} vs L=1: {fmt_ci(f.effect, f.ci_low, f.ci_high)}"
+        return f"supported ({'closes' if cell.closes else 'narrows'} the gap; {own})"
+    return c.verdict
+
+
+def verdict_words(cv: ClaimVerdict) -> str:
+    """What a claim's verdict means, in words that follow its test (empty when the bare verdict
+    says it): which side is ahead for a depth-vs-width claim; for gap closure, *closes* only
+    when every supporting cell's fixed stack is equivalent to one layer, else *narrows*; for the
+    memorisation probe, what it measures at its training length."""
+    test = getattr(cv.claim, "test", None)
+    v = cv.verdict
+    if v == stats.NOT_INFORMATIVE:
+        return "no cell can show it"
+    if test == "gap_closure":
+        if v == "contradicted":
+            return "the fix widens the gap"
+        if v != "supported":
+            return ""
+        backing = [c for c in cv.cells if c.comparison.verdict == "supported"]
+        closed = sum(bool(c.closes) for c in backing)
+        if closed == len(backing):
+            return "the fix closes the gap: equivalent to one layer wherever it helps"
+        return (
+            f"the fix narrows the gap; it closes it (the fixed stack equivalent to one layer) in "
+            f"{closed or 'none'} of the {len(backing)} cells where it narrows it"
+        )
+    if test == "equivalence":
+        steps = _span(cv.scale.get("steps", []))
+        return {
+            "contradicted": f"deeper plain stacks memorise less in {steps} steps",
+            "supported": f"the depths memorise alike in {steps} steps",
+        }.get(v, "")
+    lean = {
+        "supported": cv.claim.direction,
+        "contradicted": "depth" if cv.claim.direction == "width" else "width",
+    }.get(v)
+    return f"{lean} ahead" if lean else ""
 
 
 def _span(values: Iterable[float], fmt: str = "{:,}") -> str:
@@ -511,17 +805,10 @@ def equivalence_cell_verdict(
 
 def equivalence_verdict(cell_verdicts: Sequence[str]) -> str:
     """The verdict of an equivalence claim (d2) from its cells' verdicts
-    (:func:`equivalence_cell_verdict`): *supported* when at least half the cells are
-    *equivalent* and none is *contradicted*, *contradicted* when any cell is (the claim is that
-    no depth differs by more than the margin), and *inconclusive* otherwise."""
-    vs = list(cell_verdicts)
-    if not vs:
-        return "inconclusive"
-    if any(v == "contradicted" for v in vs):
-        return "contradicted"
-    if sum(v == "equivalent" for v in vs) * 2 >= len(vs):
-        return "supported"
-    return "inconclusive"
+    (:func:`equivalence_cell_verdict`): the one combining rule,
+    :func:`rnnlab.stats.combine_cells` with ``equivalence=True`` (an *equivalent* cell backs the
+    claim, a *contradicted* one goes against it; not-informative cells are set aside)."""
+    return stats.combine_cells(cell_verdicts, equivalence=True)
 
 
 def _gap(runs: dict[int, dict[int, dict]], depth: int, seed: int) -> float:
@@ -539,7 +826,9 @@ def design_cells(
       higher is better, :math:`d_s = (x^{\text{fix}}_{L,s} - x^{\text{fix}}_{1,s}) -
       (x^{\text{base}}_{L,s} - x^{\text{base}}_{1,s})`: positive when the fixed stack's gap to
       one layer is smaller than the plain stack's. ``wide`` of the comparison holds the base
-      gaps, ``deep`` the fixed ones; the margin is the metric's.
+      gaps, ``deep`` the fixed ones; the margin is the metric's. ``fix_gap`` holds the fixed
+      stack's own comparison of depth :math:`L` with one layer, which decides whether the fix
+      *closes* the gap or only narrows it (:func:`closes_gap`).
     * ``"equivalence"``: bits stored per parameter (:func:`bits_per_parameter_of`) of depth
       :math:`L` against one layer, paired by seed, margin ``claim.margin``; positive when the
       deeper stack stores more.
@@ -581,10 +870,22 @@ def design_cells(
                     plan=plan,
                 )
                 comp = stats.judge_cells([comp], plan)[0]
+                fix_gap = stats.paired_compare(
+                    [fix[1][s]["metrics"]["test"] for s in seeds],
+                    [fix[depth][s]["metrics"]["test"] for s in seeds],
+                    higher_is_better=hib,
+                    claim="depth",
+                    margin=plan.margin(metric),
+                    plan=plan,
+                )
                 cell = (*base_cell, ("layers", depth), ("stacks", f"{claim.fix} vs {claim.base}"))
                 n_test = int(base[1][seeds[0]]["experiment"].get("n_test", 0))
                 name = f"{cell_name(base_cell)}, L={depth} vs L=1"
-                out.append(CellComparison(cell, name, metric, 1, depth, comp, n_test, tuple(seeds)))
+                out.append(
+                    CellComparison(
+                        cell, name, metric, 1, depth, comp, n_test, tuple(seeds), fix_gap=fix_gap
+                    )
+                )
         return out
     if claim.test == "equivalence":
         if not (claim.margin and claim.margin > 0):
@@ -623,3 +924,38 @@ def design_cells(
                 )
         return out
     raise ValueError(f"test must be one of 'gap_closure', 'equivalence', got {claim.test!r}")
+
+
+def cell_scores_text(claim: Claim, cell: CellComparison, records: Sequence[dict]) -> str:
+    """The mean test score of every model a cell compares, with the baseline (chance) and the
+    ceiling beside them, e.g. ``L=1 0.174, L=2 0.190 (majority class 0.142, ceiling 1)``. For the
+    memorisation probe, also the bits per parameter of each depth and the probe's ceiling (the
+    bits per parameter of a perfect memoriser)."""
+    if cell.fit is None:
+        return "n/a"
+    f = cell.fit
+    scores = ", ".join(f"{m.label} {m.mean:.3f}" for m in f.models)
+    beside = f"{f.baseline} {f.chance:.3f}" if f.chance == f.chance else "chance unknown"
+    if f.ceiling is not None:
+        beside += f", ceiling {f.ceiling:g}"
+    text = f"{scores} ({beside})"
+    if getattr(claim, "test", None) == "equivalence":
+        from rnnlab.tasks.capacity import bits_per_parameter
+
+        models, _ = _models_of(claim, cell, records)
+        ceilings = [
+            bits_per_parameter(
+                1.0,
+                int(r["experiment"]["n_test"]),
+                int(r["task_info"]["num_classes"]),
+                int(r["param_count"]),
+            )
+            for runs in models.values()
+            for r in runs
+        ]
+        c = cell.comparison
+        text += (
+            f"; bits/parameter L={cell.wide} {c.wide.mean:.2f}, L={cell.deep} {c.deep.mean:.2f} "
+            f"(ceiling {_span(ceilings, '{:.2f}')})"
+        )
+    return text

@@ -255,10 +255,18 @@ def _p(p: float) -> str:
 
 def verdict_table(cells: Sequence[analysis.CellComparison]):
     """One row per cell of a claim (or any list of comparisons): the paired effect, its interval,
-    the margin, the Holm-adjusted p-value, the verdict and the seeds needed for 80% power."""
+    the margin, the Holm-adjusted p-value, the verdict (with the reason when the cell is not
+    informative), the chance and ceiling of the metric where a claim's analysis computed them,
+    and the seeds needed for 80% power at the cell's Holm level."""
     rows = []
     for c in cells:
         k = c.comparison
+        f = c.fit
+        beside = "n/a"
+        if f is not None and f.chance == f.chance:
+            ceiling = "none" if f.ceiling is None else f"{f.ceiling:g}"
+            beside = f"{f.chance:.3f} ({f.baseline}), {ceiling}"
+        level = "" if k.power_alpha != k.power_alpha else f" (α = {k.power_alpha:.3g})"
         rows.append(
             [
                 c.name,
@@ -266,13 +274,14 @@ def verdict_table(cells: Sequence[analysis.CellComparison]):
                 f"L={c.deep} vs L={c.wide}",
                 f"{k.wide.mean:.3f}",
                 f"{k.deep.mean:.3f}",
+                beside,
                 analysis.fmt_ci(k.effect, k.ci_low, k.ci_high),
                 f"{k.margin:g}",
                 _p(k.p_diff_adjusted),
-                k.verdict,
+                analysis.cell_label(c),
                 f"{c.n_test:,}",
                 k.n,
-                k.seeds_for_power if k.seeds_for_power is not None else "> 1000 or n/a",
+                f"{k.seeds_for_power}{level}" if k.seeds_for_power is not None else "> 1000 or n/a",
             ]
         )
     return html_table(
@@ -282,13 +291,14 @@ def verdict_table(cells: Sequence[analysis.CellComparison]):
             "comparison",
             "wide mean",
             "deep mean",
+            "chance, ceiling",
             "depth advantage [95% CI]",
             "margin",
             "p (Holm)",
             "verdict",
             "test examples per seed",
             "seeds",
-            "seeds for 80% power",
+            "seeds for 80% power (Holm level)",
         ],
         rows,
     )

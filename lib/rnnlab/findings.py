@@ -72,6 +72,10 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
                     "ci_high": c.comparison.ci_high,
                     "p_adjusted": c.comparison.p_diff_adjusted,
                     "verdict": c.comparison.verdict,
+                    "label": analysis.cell_label(c),
+                    "reason": c.comparison.reason,
+                    "scores": analysis.cell_scores_text(cv.claim, c, records),
+                    "power_alpha": c.comparison.power_alpha,
                     "metric": c.metric,
                     "margin": c.comparison.margin,
                     "seeds": c.comparison.n,
@@ -88,6 +92,7 @@ def verdict_rows(results_dir: str | Path) -> list[dict]:
                     "lab": lab_name,
                     "profile": profile,
                     "verdict": cv.verdict,
+                    "words": analysis.verdict_words(cv),
                     "scale": cv.scale,
                     "plan": cv.plan,
                     "cells": cells,
@@ -125,27 +130,11 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-#: What a design claim's verdict means, by the claim's test (the labs' depth-vs-width claims
-#: say instead which side is ahead).
-DESIGN_VERDICT_WORDS = {
-    "gap_closure": {"supported": "the fix closes the gap", "contradicted": "the fix widens it"},
-    "equivalence": {"contradicted": "the depths differ"},
-}
-
-
 def verdict_sentence(row: dict) -> str:
     """A verdict *at its scale*, e.g. ``contradicted (width ahead) at 25,000-100,000
-    parameters, 1,500 steps, ...``: a verdict never stands without the scale it was measured at."""
-    test = row.get("test")
-    if test in DESIGN_VERDICT_WORDS:  # the fix against the base stack, not depth vs width
-        words = DESIGN_VERDICT_WORDS[test].get(row["verdict"])
-    else:
-        lean = {
-            "supported": row["direction"],
-            "contradicted": "depth" if row["direction"] == "width" else "width",
-        }.get(row["verdict"])
-        words = f"{lean} ahead" if lean else None
-    ahead = f" ({words})" if words else ""
+    parameters, 1,500 steps, ...``: a verdict never stands without the scale it was measured at,
+    and its words follow its test (:func:`rnnlab.analysis.verdict_words`)."""
+    ahead = f" ({row['words']})" if row.get("words") else ""
     if not row["cells"]:
         return "**not judged yet**: none of its cells has reference results"
     return f"**{row['verdict']}**{ahead} at {row['scale']['text']}"
@@ -174,6 +163,46 @@ def scale_map_lines(results_dir: str | Path) -> list[str]:
     ]
 
 
+def operator_lines(results_dir: str | Path) -> list[str]:
+    """ListOps accuracy per root operator, from ``<results_dir>/lab-c-cpu-by-operator.json``
+    (written by ``scripts/listops_by_operator.py``, which replays committed Lab C runs): per
+    cell and depth, the mean over seeds of each operator's test accuracy beside its
+    majority-class rate, and whether the replays reproduced the recorded test accuracies."""
+    import json
+
+    path = Path(results_dir) / "lab-c-cpu-by-operator.json"
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = data["rows"]
+    if not rows:
+        return []
+    gaps = [abs(r["replayed_test"] - r["recorded_test"]) for r in rows]
+    lines = [
+        "",
+        f"**ListOps by operator** (Lab C, cpu profile; {len(rows)} reporting runs replayed by "
+        f"`{data['command']}`; {sum(g < 1e-9 for g in gaps)} of them reproduce the recorded "
+        f"test accuracy exactly, all within {max(gaps):.4f}). Mean test accuracy over seeds per "
+        "root operator, with the operator's majority-class rate in brackets:",
+        "",
+    ]
+    cells: dict[tuple, list[dict]] = {}
+    for r in rows:
+        cells.setdefault((r["nesting"], r["n_train"], r["layers"]), []).append(r)
+    for (nesting, n_train, layers), rs in sorted(cells.items()):
+        ops = sorted(rs[0]["by_operator"])
+        parts = []
+        for op in ops:
+            acc = sum(r["by_operator"][op] for r in rs) / len(rs)
+            chance = sum(r["majority_by_operator"][op] for r in rs) / len(rs)
+            parts.append(f"{op} {acc:.3f} ({chance:.3f})")
+        lines.append(
+            f"- nesting {nesting}, n_train {n_train:,}, L={layers}, {len(rs)} seeds: "
+            + ", ".join(parts)
+        )
+    return lines
+
+
 def findings_markdown(results_dir: str | Path) -> str:
     """The generated block: a claims x verdicts table with the scale of every verdict, then
     each claim's cells with paired intervals, Holm-adjusted p-values and test-set sizes."""
@@ -182,8 +211,8 @@ def findings_markdown(results_dir: str | Path) -> str:
         BEGIN,
         "",
         "| claim | side it says wins | profile | comparison | our verdict, at the scale it was "
-        "measured | cells: supported / contradicted / equivalent / inconclusive | runs (tuning "
-        "included) of the design |",
+        "measured | cells: supported / contradicted / equivalent / inconclusive / not "
+        "informative | runs (tuning included) of the design |",
         "|---|---|---|---|---|---|---|",
     ]
     if not rows:
@@ -197,6 +226,7 @@ def findings_markdown(results_dir: str | Path) -> str:
             f"{r['runs']} of {r['runs_expected']}{complete} |"
         )
     lines += scale_map_lines(results_dir)
+    lines += operator_lines(results_dir)
     lines += ["", "The claims, as the seed states them, and what the literature reports:", ""]
     seen = set()
     for r in rows:
@@ -212,24 +242,36 @@ def findings_markdown(results_dir: str | Path) -> str:
         "wide on the same seed's data, sign flipped for bits per character so that > 0 always",
         "means depth is better), with its 95% t-interval over seeds. Each seed draws its own",
         "training, validation and test sample, so the interval counts test-set sampling as well",
-        "as training noise. p: two-sided, Holm-adjusted across the claim's cells. Margin: the",
-        "smallest effect of interest (*equivalent* = the interval lies inside plus or minus it).",
+        "as training noise. p: two-sided, Holm-adjusted across the claim's informative cells.",
+        "Margin: the smallest effect of interest (*equivalent* = the interval lies inside plus or",
+        "minus it). Scores: each compared model's mean test score, with the input-blind baseline",
+        "(chance) and the ceiling beside it. A cell whose models failed to train, that sits at",
+        "floor or ceiling, or whose models are far from convergence is *not informative* and",
+        "counts neither way (thresholds: `rnnlab.stats.not_informative_reason`). A gap-closure",
+        "cell that supports its claim *narrows* the gap, and *closes* it only when the fixed stack",
+        "is equivalent to one layer. A claim is supported when at least half its informative",
+        "cells back it and none contradicts it, contradicted in the mirror case",
+        "(`rnnlab.stats.combine_cells`, the one rule of every claim). Seeds for 80% power: at the",
+        "observed effect and spread, for a test at the Holm level the cell is held to (bracketed).",
         "",
     ]
     for r in (r for r in rows if r["cells"]):
         lines.append(f"**({r['claim']}), {r['profile']} profile, {r['comparison']}:**")
         lines.append("")
         lines.append(
-            "| cell | metric | test examples per seed | seeds | depth advantage [95% CI] | "
-            "margin | p (Holm) | cell verdict | seeds for 80% power |"
+            "| cell | metric | test examples per seed | seeds | scores (chance, ceiling) | "
+            "depth advantage [95% CI] | margin | p (Holm) | cell verdict | seeds for 80% power "
+            "(Holm level) |"
         )
-        lines.append("|---|---|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for c in r["cells"]:
             power = c["seeds_for_power"]
+            level = "" if math.isnan(c["power_alpha"]) else f" (α = {c['power_alpha']:.3g})"
             lines.append(
                 f"| {c['cell']} | {analysis.metric_words(c['metric'])} | {c['n_test']:,} | "
-                f"{c['seeds']} | {_ci(c)} | {c['margin']:g} | {_p(c['p_adjusted'])} | "
-                f"{c['verdict']} | {power if power is not None else '> 1000 or n/a'} |"
+                f"{c['seeds']} | {c['scores']} | {_ci(c)} | {c['margin']:g} | "
+                f"{_p(c['p_adjusted'])} | {c['label']} | "
+                f"{f'{power}{level}' if power is not None else '> 1000 or n/a'} |"
             )
         lines.append("")
     lines.append(END)

@@ -177,13 +177,17 @@ class DesignClaim(Claim):
 
     * ``"gap_closure"``: per seed, the gap of the ``fix`` stack to its own one-layer model minus
       the gap of the ``base`` stack to its own (a difference of paired differences, oriented so
-      that > 0 means the fix closes the gap), at every depth > 1 of every cell holding both
+      that > 0 means the fix narrows the gap), at every depth > 1 of every cell holding both
       stacks; the margin is the task metric's (:data:`rnnlab.stats.PLAN_V2`);
     * ``"equivalence"``: ``metric`` (``"bits_per_parameter"``, from the memorize probe) of every
       depth > 1 against one layer, paired by seed, with the declared ``margin`` in the metric's
       units; the claim says *equivalent*. A cell where both depths stay below ``floor`` is
-      *inconclusive*: models that stored that little were not filled, and equal small numbers
-      would say nothing about capacity.
+      *not informative*: models that stored that little were not filled, and equal small
+      numbers would say nothing.
+
+    A gap-closure cell that supports the claim *narrows* the gap; it *closes* it only when the
+    fixed stack is also equivalent to its own one-layer model
+    (:func:`rnnlab.analysis.closes_gap`).
 
     ``label`` is the experiment label that names the stack (``"stack"``).
     """
@@ -606,7 +610,9 @@ Collins et al. 2017 report at capacity), declared before any run."""
 CAPACITY_FLOOR = 1.0
 """Claim (d2)'s floor: a cell where both depths store under 1 bit per parameter (a fifth of the
 ~5 at capacity) is inconclusive, since equally under-filled models say nothing about capacity.
-Declared before any run."""
+Declared before any run. Since the review of issue 27 such a cell is labelled *not informative*
+(:data:`rnnlab.stats.NOT_INFORMATIVE`) rather than inconclusive: the same cells, a clearer
+name."""
 
 MEMORIZE = (("seq_len", 12), ("num_tokens", 8), ("num_classes", 2))
 """The capacity probe: random binary labels of random 12-token sequences over 8 tokens."""
@@ -744,17 +750,20 @@ LAB_D = Lab(
     claims=(
         DesignClaim(
             "d1",
-            "At equal parameters, residual connections with LayerNorm close the gap to one "
-            "layer that plain deep stacks show (judged at every depth > 1, on the character LM "
-            "and ListOps).",
+            "At equal parameters, residual connections with LayerNorm narrow the gap to one "
+            "layer that plain deep stacks show; they close it only where the fixed stack is "
+            "equivalent to one layer (judged at every depth > 1, on the character LM and "
+            "ListOps).",
             "depth",
             test="gap_closure",
         ),
         DesignClaim(
             "d2",
-            "At equal parameters, stacks of 1, 2 and 4 layers store about the same number of "
-            f"bits per parameter (equivalent within {CAPACITY_MARGIN} bits/parameter) on the "
-            "memorisation probe.",
+            "At equal parameters and the profile's training length, plain stacks of 1, 2 and 4 "
+            "layers memorise random labels equally fast: the same bits per parameter after "
+            f"the same steps (equivalent within {CAPACITY_MARGIN} bits/parameter). A "
+            "trainability claim, not a capacity one: the probe's models stay far below both "
+            "its ceiling and the ~5 bits/parameter measured at capacity.",
             "equal",
             where=(("task", "memorize"),),
             test="equivalence",
@@ -765,7 +774,7 @@ LAB_D = Lab(
         DesignClaim(
             "d3",
             "At equal parameters, dropout (0.1) between layers, added to the residual + "
-            "LayerNorm stack, closes the gap to one layer further (judged at every depth > 1, "
+            "LayerNorm stack, narrows the gap to one layer further (judged at every depth > 1, "
             "on the character LM and ListOps; reference and gpu profiles).",
             "depth",
             test="gap_closure",
@@ -775,7 +784,7 @@ LAB_D = Lab(
         DesignClaim(
             "d4",
             "At equal parameters, projecting each layer's output to half its cell width "
-            "(LSTMP, the wide-readout control) closes the gap to one layer that plain deep "
+            "(LSTMP, the wide-readout control) narrows the gap to one layer that plain deep "
             "stacks show (judged at every depth > 1, on the character LM and ListOps; reference "
             "and gpu profiles).",
             "depth",

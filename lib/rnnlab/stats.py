@@ -36,7 +36,15 @@ here before any version-2 run, and used by every lab since) changes four things:
    every seed): its verdict is *inconclusive* whatever its mean.
 
 It also reports the number of seeds a paired t-test would need for 80% power at the observed
-effect and spread (:func:`seeds_for_power`): a planning figure, not a promise.
+effect and spread (:func:`seeds_for_power`), at the Holm level the cell is tested at: a planning
+figure, not a promise.
+
+**What a cell can show** (added on review, after the version-2 runs, so a change of design and
+reported as one): a cell whose models failed to train, that sits at the floor or the ceiling of
+its metric, or whose models are still far from converged cannot count for or against a claim.
+:func:`not_informative_reason` decides it from the thresholds declared below; such a cell gets a
+fifth label, :data:`NOT_INFORMATIVE`, is left out of the claim's Holm family, and the claim is
+combined from its informative cells only (:func:`combine_cells`, the one rule of every claim).
 """
 
 from __future__ import annotations
@@ -48,7 +56,10 @@ from dataclasses import asdict, dataclass
 from scipy import stats as _st
 
 VERDICTS = ("supported", "contradicted", "inconclusive")
-VERDICTS_V2 = ("supported", "contradicted", "equivalent", "inconclusive")
+NOT_INFORMATIVE = "not informative"
+"""The fifth label: the cell cannot show what its claim asks (the reason is stored beside it)."""
+VERDICTS_V2 = ("supported", "contradicted", "equivalent", "inconclusive", NOT_INFORMATIVE)
+"""Every cell and claim verdict of version 2, :data:`NOT_INFORMATIVE` included."""
 DIRECTIONS = ("depth", "width")
 
 
@@ -222,7 +233,9 @@ class PairedComparison:
 
     ``p_diff`` is the two-sided p-value of "the mean difference is 0"; ``p_equiv`` the larger
     one-sided p-value of the two tests "difference <= -margin" and ">= +margin" (TOST). Both are
-    unadjusted; :func:`judge_cells` applies Holm's correction across a claim's cells.
+    unadjusted; :func:`judge_cells` applies Holm's correction across a claim's cells and sets
+    ``seeds_for_power`` at the level ``power_alpha`` the cell is tested at. A cell labelled
+    :data:`NOT_INFORMATIVE` keeps its interval but no p-values, and says why in ``reason``.
     """
 
     claim: str
@@ -241,6 +254,8 @@ class PairedComparison:
     verdict: str = "inconclusive"  # after the claim's correction (set by judge_cells)
     p_diff_adjusted: float = math.nan
     p_equiv_adjusted: float = math.nan
+    power_alpha: float = math.nan  # the (Holm) level seeds_for_power is computed at
+    reason: str = ""  # why the cell is NOT_INFORMATIVE (empty when it is informative)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -336,6 +351,19 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return out
 
 
+def holm_levels(p_values: Sequence[float], alpha: float) -> list[float]:
+    r"""The level each test of a Holm family is compared with: the :math:`i`-th smallest of
+    :math:`m` p-values (counting from 0) against :math:`\alpha / (m - i)`. A NaN p-value is
+    outside the family and gets NaN. This is the level a cell's power is planned at."""
+    idx = sorted(
+        (i for i, p in enumerate(p_values) if not math.isnan(p)), key=lambda i: p_values[i]
+    )
+    out = [math.nan] * len(p_values)
+    for rank, i in enumerate(idx):
+        out[i] = alpha / (len(idx) - rank)
+    return out
+
+
 def judge_cells(
     comparisons: Sequence[PairedComparison], plan: AnalysisPlan = PLAN_V2
 ) -> list[PairedComparison]:
@@ -346,13 +374,21 @@ def judge_cells(
     * *equivalent*: otherwise, adjusted ``p_equiv < alpha / 2`` (the 95% interval inside
       :math:`\pm` margin);
     * *inconclusive*: otherwise, and always when the differences have no variance.
+
+    A comparison already labelled :data:`NOT_INFORMATIVE` stays so and is left out of the family
+    (it counts neither for nor against the claim, so it is not one of the claim's tests). Each
+    judged cell's ``seeds_for_power`` is recomputed at its Holm level (:func:`holm_levels`), the
+    level its p-value is actually held to, and that level is stored as ``power_alpha``.
     """
     from dataclasses import replace
 
-    adj_diff = holm([c.p_diff for c in comparisons])
-    adj_equiv = holm([c.p_equiv for c in comparisons])
-    out = []
-    for c, pd, pe in zip(comparisons, adj_diff, adj_equiv, strict=True):
+    judged = [i for i, c in enumerate(comparisons) if c.verdict != NOT_INFORMATIVE]
+    family = [comparisons[i] for i in judged]
+    adj_diff = holm([c.p_diff for c in family])
+    adj_equiv = holm([c.p_equiv for c in family])
+    levels = holm_levels([c.p_diff for c in family], plan.alpha)
+    out = list(comparisons)
+    for i, c, pd, pe, level in zip(judged, family, adj_diff, adj_equiv, levels, strict=True):
         verdict = "inconclusive"
         if not math.isnan(pd) and pd < plan.alpha:
             depth_better = c.effect > 0
@@ -360,31 +396,59 @@ def judge_cells(
             verdict = "supported" if agrees else "contradicted"
         elif not math.isnan(pe) and pe < plan.alpha / 2:
             verdict = "equivalent"
-        out.append(replace(c, verdict=verdict, p_diff_adjusted=pd, p_equiv_adjusted=pe))
+        level = plan.alpha if math.isnan(level) else level
+        power = seeds_for_power(c.effect, c.sd, alpha=level, power=plan.power) if c.n >= 2 else None
+        out[i] = replace(
+            c,
+            verdict=verdict,
+            p_diff_adjusted=pd,
+            p_equiv_adjusted=pe,
+            seeds_for_power=power,
+            power_alpha=level,
+            reason="",
+        )
     return out
 
 
-def combine_verdicts_v2(verdicts: Sequence[str]) -> str:
-    """A claim's overall verdict from its cells' (Holm-corrected) verdicts.
+def combine_cells(verdicts: Sequence[str], *, equivalence: bool = False) -> str:
+    """**The** rule that combines a claim's cell verdicts into the claim's verdict, for every
+    claim of every lab (declared once, here).
 
-    ``supported`` if at least half the cells support it and none contradicts it; likewise
-    ``contradicted``; ``equivalent`` if at least half are equivalent and none is decisive either
-    way; otherwise ``inconclusive`` (mixed, or too wide to say).
+    Cells labelled :data:`NOT_INFORMATIVE` are set aside; of the ``n`` informative cells, let
+    ``backs`` count those that back the claim (*supported*, or *equivalent* for an
+    ``equivalence`` claim, which says the depths do not differ) and ``against`` those that
+    *contradict* it. The claim is
+
+    * *supported* when ``2 * backs >= n`` and ``against == 0``,
+    * *contradicted* when ``2 * against >= n`` and ``backs == 0``,
+    * *equivalent* (difference claims only) when at least half the cells are equivalent and
+      none is decisive either way,
+    * :data:`NOT_INFORMATIVE` when it has cells but none is informative,
+    * *inconclusive* otherwise (mixed or weak evidence, or no cells at all).
     """
     vs = list(verdicts)
     for v in vs:
         if v not in VERDICTS_V2:
             raise ValueError(f"verdicts must be among {VERDICTS_V2}, got {v!r}")
-    if not vs:
-        return "inconclusive"
-    sup, con, eq = (vs.count(k) for k in ("supported", "contradicted", "equivalent"))
-    if sup * 2 >= len(vs) and con == 0:
+    informative = [v for v in vs if v != NOT_INFORMATIVE]
+    if not informative:
+        return NOT_INFORMATIVE if vs else "inconclusive"
+    n = len(informative)
+    backs = informative.count("equivalent" if equivalence else "supported")
+    against = informative.count("contradicted")
+    if backs * 2 >= n and against == 0:
         return "supported"
-    if con * 2 >= len(vs) and sup == 0:
+    if against * 2 >= n and backs == 0:
         return "contradicted"
-    if eq * 2 >= len(vs) and sup == 0 and con == 0:
+    eq = informative.count("equivalent")
+    if not equivalence and eq * 2 >= n and informative.count("supported") == 0 and against == 0:
         return "equivalent"
     return "inconclusive"
+
+
+def combine_verdicts_v2(verdicts: Sequence[str]) -> str:
+    """A difference claim's overall verdict from its cells: :func:`combine_cells`."""
+    return combine_cells(verdicts)
 
 
 def verdict_v2_from_interval(low: float, high: float, margin: float, claim: str) -> str:
@@ -411,3 +475,128 @@ def verdict_v2_from_interval(low: float, high: float, margin: float, claim: str)
     if -margin < low and high < margin:
         return "equivalent"
     return "inconclusive"
+
+
+# ----------------------------------------------------------------------------- what a cell can show
+
+FAILED_TO_TRAIN_SHARE = 0.25
+"""A model has **failed to train** when it gained less than a quarter of what the best model of
+its cell (every depth and stack of that task, budget and data) gained over the input-blind
+baseline: :math:`(x - b) / (x_\\text{best} - b) < 0.25`, scores oriented so that higher is
+better, :math:`b` the baseline (the majority class for accuracies, the unigram model for bits per
+character). A model that far behind its own cell is a failed run, and comparing it says how
+badly it failed, not what depth does."""
+
+EARLY_BEST_SHARE = 0.1
+"""A model has also **failed to train** when, on its median seed, the best validation checkpoint
+lies in the first tenth of training: whatever it learned, it learned before the schedule had
+started, and the rest of training did not help."""
+
+FLOOR_SHARE = 0.1
+"""A cell is **at floor** when every model it compares got less than a tenth of the way from
+the baseline to the metric's ceiling: :math:`(x - b) / (c - b) < 0.1` for all of them. Such
+models have learned almost nothing, so their difference says nothing about depth."""
+
+UNCONVERGED_SHARE = 0.25
+"""A model is **far from convergence** when, on its median seed, the last quarter of its
+validation curve (by steps) gave at least a quarter of the curve's whole improvement (first
+evaluation to last). A straight line from step 0 gives exactly a quarter; a curve that has
+started to flatten gives less.
+At or above it, more training would still move the score at the rate it moved on average, and
+the comparison could change with the training length. Judged only where records hold curves."""
+
+
+@dataclass(frozen=True)
+class ModelFit:
+    """What one model of a cell (one stack at one depth, over its seeds) reached.
+
+    Attributes:
+        label: the model in words, e.g. ``L=2`` or ``plain L=8``.
+        mean: the mean test score over seeds, in the metric's units.
+        best_step_share: the median over seeds of (best checkpoint's step) / (training steps);
+            NaN where the records do not say.
+        last_quarter_share: the median over seeds of the share of the validation improvement
+            made in the last quarter of the curve; NaN where the records hold no curve.
+    """
+
+    label: str
+    mean: float
+    best_step_share: float = math.nan
+    last_quarter_share: float = math.nan
+
+
+@dataclass(frozen=True)
+class CellFit:
+    """Everything :func:`not_informative_reason` needs to know about one cell.
+
+    Attributes:
+        models: the models the cell's comparison uses.
+        higher_is_better: the metric's direction.
+        chance: the input-blind baseline's test score (NaN: unknown).
+        ceiling: the best score the metric allows (``None``: no known ceiling, e.g. bits per
+            character).
+        best: the best mean test score of any model in the cell's family (every depth and stack
+            of the same task, budget and data).
+        margin: the metric's smallest effect of interest.
+        baseline: what ``chance`` is, in words (``majority class``, ``unigram model``).
+    """
+
+    models: tuple[ModelFit, ...]
+    higher_is_better: bool
+    chance: float
+    ceiling: float | None
+    best: float
+    margin: float
+    baseline: str = "chance"
+
+
+def not_informative_reason(fit: CellFit) -> str:
+    """Why a cell cannot count for or against a claim, or ``""`` when it can.
+
+    Checked in this order, every reason that applies is given (joined by ``; ``):
+
+    1. a model **failed to train** (:data:`FAILED_TO_TRAIN_SHARE`, :data:`EARLY_BEST_SHARE`);
+    2. the cell is **at floor** (:data:`FLOOR_SHARE`) or **at ceiling**: every model within the
+       metric's margin of the ceiling, so no difference as large as the margin can show;
+    3. a model is **far from convergence** (:data:`UNCONVERGED_SHARE`).
+
+    A check whose inputs are unknown (NaN chance, no ceiling, no curves) is skipped.
+    """
+    sign = 1.0 if fit.higher_is_better else -1.0
+    reasons = []
+    known = not math.isnan(fit.chance)
+    if known:
+        best_gain = sign * (fit.best - fit.chance)
+        for m in fit.models:
+            share = sign * (m.mean - fit.chance) / best_gain if best_gain > 0 else 0.0
+            if share < FAILED_TO_TRAIN_SHARE:
+                reasons.append(
+                    f"{m.label} failed to train ({m.mean:.3f}: {max(share, 0):.0%} of the best "
+                    f"model's gain over the {fit.baseline}, {fit.chance:.3f})"
+                )
+    for m in fit.models:
+        if m.best_step_share <= EARLY_BEST_SHARE:
+            reasons.append(
+                f"{m.label} failed to train (best checkpoint at {m.best_step_share:.0%} of "
+                "training on the median seed)"
+            )
+    if known and fit.ceiling is not None:
+        room = sign * (fit.ceiling - fit.chance)
+        shares = [sign * (m.mean - fit.chance) / room for m in fit.models] if room > 0 else []
+        if shares and max(shares) < FLOOR_SHARE:
+            reasons.append(
+                f"at floor (best {max(m.mean for m in fit.models):.3f} against "
+                f"{fit.baseline} {fit.chance:.3f}: {max(max(shares), 0):.0%} of the way to the "
+                f"ceiling {fit.ceiling:g})"
+            )
+    if fit.ceiling is not None and all(
+        sign * (fit.ceiling - m.mean) < fit.margin for m in fit.models
+    ):
+        reasons.append(f"at ceiling (every model within {fit.margin:g} of {fit.ceiling:g})")
+    for m in fit.models:
+        if m.last_quarter_share >= UNCONVERGED_SHARE:
+            reasons.append(
+                f"{m.label} far from convergence ({m.last_quarter_share:.0%} of its improvement "
+                "in the last quarter of training)"
+            )
+    return "; ".join(reasons)
