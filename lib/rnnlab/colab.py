@@ -53,21 +53,73 @@ TRAINS_KEY = "trains"
 GPU_ACCELERATOR = "GPU"
 GPU_TYPE = "T4"
 
-_TEMPLATE = '''\
+#: Where the bootstrap puts the course on Colab.
+COURSE_DIR = "/content/course"
+#: How the bootstrap installs rnnlab from the clone. ``--no-deps``: nothing already installed
+#: changes, above all Colab's CUDA build of torch (and numpy, which torch was built against);
+#: every dependency of rnnlab is preinstalled on Colab. ``-e``: the clone is the package.
+PIP_INSTALL = '[sys.executable, "-m", "pip", "install", "-q", "--no-deps", "-e"]'
+
+_TEMPLATE = """\
 # Colab bootstrap (pinned). Outside Google Colab this cell does nothing.
+# On Colab it clones the course at RNNLAB_REF into RNNLAB_COURSE and installs rnnlab from it,
+# keeping Colab's torch. A failed step leaves nothing half-made and says what to do: do it, then
+# rerun this cell.
 import os
 import subprocess
 import sys
 
 RNNLAB_REPO = "{url}"
-RNNLAB_REF = "{ref}"  # pinned: set in _config.yml, synced by `python -m rnnlab.colab sync`
-if "google.colab" in sys.modules and not os.path.isdir("/content/course"):
-    subprocess.run(["git", "clone", "-q", RNNLAB_REPO, "/content/course"], check=True)
-    subprocess.run(["git", "-C", "/content/course", "checkout", "-q", RNNLAB_REF], check=True)
-    # torch is already installed on Colab and satisfies rnnlab's torch>=2.1: pip keeps it.
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "/content/course"], check=True)
+RNNLAB_REF = "{ref}"  # pinned: _config.yml, set by `make release`
+RNNLAB_COURSE = "{course}"
+
+
+def _rnnlab_bootstrap(repo, ref, course):
+    import shutil
+
+    done = os.path.join(course, ".rnnlab-bootstrap")
+    if os.path.isfile(done) and open(done).read() == f"{{repo}} {{ref}}":
+        return  # already cloned and installed at this ref
+    fresh, old = course + ".partial", course + ".old"
+    hints = {{
+        "clone": "check the repository address and the runtime's internet connection",
+        "check out": "set RNNLAB_REF to a tag or commit of the repository (`make release` tags)",
+        "install": "read pip's message above; restart the runtime if it is stuck",
+    }}
+
+    def run(step, cmd):
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, text=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            said = (getattr(exc, "stderr", None) or str(exc)).strip().splitlines() or ["?"]
+            for path in (fresh, old, course) if step == "install" else (fresh, old):
+                shutil.rmtree(path, ignore_errors=True)
+            raise RuntimeError(
+                f"Colab bootstrap: could not {{step}} {{repo}} at {{ref}} ({{said[-1]}}); nothing "
+                f"was left behind. To do: {{hints[step]}}, then rerun this cell."
+            ) from None
+
+    for path in (fresh, old):
+        shutil.rmtree(path, ignore_errors=True)
+    run("clone", ["git", "clone", "-q", repo, fresh])
+    run("check out", ["git", "-C", fresh, "checkout", "-q", ref])
+    if os.path.isdir(course):  # an earlier, unfinished or other-ref copy: replace it
+        os.rename(course, old)
+        if os.path.isdir(os.path.join(old, "runs")):  # keep the student's own runs
+            shutil.move(os.path.join(old, "runs"), os.path.join(fresh, "runs"))
+    os.rename(fresh, course)
+    shutil.rmtree(old, ignore_errors=True)
+    run("install", [*{pip}, course])
+    with open(done, "w") as out:
+        out.write(f"{{repo}} {{ref}}")
+    print(f"Colab bootstrap: rnnlab from {{repo}} at {{ref}} in {{course}}")
+
+
 if "google.colab" in sys.modules:
-    os.environ["RNNLAB_ROOT"] = "/content/course"'''
+    _rnnlab_bootstrap(RNNLAB_REPO, RNNLAB_REF, RNNLAB_COURSE)
+    os.environ["RNNLAB_ROOT"] = RNNLAB_COURSE
+    if os.path.join(RNNLAB_COURSE, "lib") not in sys.path:  # import it now, without a restart
+        sys.path.insert(0, os.path.join(RNNLAB_COURSE, "lib"))"""
 
 
 def read_pins(config_path: str | Path) -> tuple[str, str]:
@@ -85,9 +137,16 @@ def read_pins(config_path: str | Path) -> tuple[str, str]:
     return url, ref
 
 
-def bootstrap_source(url: str, ref: str) -> str:
-    """The exact source of the bootstrap cell for repository ``url`` at git ref ``ref``."""
-    return _TEMPLATE.format(url=url, ref=ref)
+def bootstrap_source(
+    url: str, ref: str, *, course: str = COURSE_DIR, pip: str = PIP_INSTALL
+) -> str:
+    """The exact source of the bootstrap cell for repository ``url`` at git ref ``ref``.
+
+    ``course`` (where the clone goes) and ``pip`` (a Python list expression, the install command
+    without its last argument, the clone's path) are parameters for the tests only: every
+    notebook carries the defaults, :data:`COURSE_DIR` and :data:`PIP_INSTALL`.
+    """
+    return _TEMPLATE.format(url=url, ref=ref, course=course, pip=pip)
 
 
 def bootstrap_cell(url: str, ref: str) -> dict:
