@@ -46,7 +46,9 @@ book-build: vendor
 	@echo "Built: _build/html/index.html"
 
 # The student edition: student/ is generated (student copies of the notebooks, a _config.yml whose
-# Colab buttons open student/chapters/*.ipynb), then built like the instructor book.
+# Colab buttons open student/chapters/*.ipynb), then built like the instructor book. The copies in
+# student/chapters/ are committed (the Colab buttons open them on GitHub); tests/test_student.py
+# fails when they differ from what `make student` makes of chapters/.
 student-book: $(STAMP) vendor
 	$(BIN)/python scripts/student_book.py
 	rm -rf _build/student-book _build/student-html
@@ -108,4 +110,4 @@ benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/bench_train.py
 
 clean:
-	rm -rf _build student .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis $(filter-out student/chapters,$(wildcard student/*))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -421,3 +422,83 @@ def _theme_url(docname: str) -> str:
 def test_launch_url_matches_sphinx_book_theme(path: Path) -> None:
     docname = _rel(path).removesuffix(".ipynb")
     assert colab.launch_url(CONFIG, _rel(path)) == _theme_url(docname)
+
+
+# --------------------------------------------------------------------------------------------
+# Every Colab URL of both editions opens a file the repository tracks, on the branch it names.
+
+COLAB_URL = re.compile(r"https://colab\.research\.google\.com/github/([^/\s]+)/([^/\s]+)/blob/"
+                       r"([^/\s]+)/([^\s)\"'<>`]+\.ipynb)")  # fmt: skip
+
+
+def _student_book_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("student_book", ROOT / "scripts/student_book.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("student_book", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tracked() -> set[str]:
+    return set(_git("-C", str(ROOT), "ls-files").splitlines())
+
+
+def _edition_urls() -> dict[str, list[str]]:
+    """``{edition: [the Colab URL of every notebook page]}``, from each edition's config."""
+    module = _student_book_module()
+    config = yaml.safe_load(CONFIG.read_text())
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    editions = {
+        "instructor": (config, toc),
+        "student": (module.student_config(config), module.student_toc(toc)),
+    }
+    out = {}
+    for edition, (conf, tc) in editions.items():
+        pages = [tc["root"]] + [ch["file"] for part in tc["parts"] for ch in part["chapters"]]
+        notebooks = [f"{page}.ipynb" for page in pages if (ROOT / f"{page}.ipynb").is_file()]
+        out[edition] = [colab.launch_url(conf, nb) for nb in notebooks]
+    return out
+
+
+def test_every_colab_button_of_both_editions_opens_a_tracked_notebook() -> None:
+    config = yaml.safe_load(CONFIG.read_text())
+    org_repo = urlsplit(config["repository"]["url"]).path.strip("/")
+    branch = config["repository"]["branch"]
+    tracked = _tracked()
+    urls = _edition_urls()
+    assert len(urls["instructor"]) >= 5 and len(urls["student"]) >= 5, urls
+    for edition, edition_urls in urls.items():
+        for url in edition_urls:
+            owner, repo, ref, path = COLAB_URL.fullmatch(url).groups()
+            assert f"{owner}/{repo}" == org_repo and ref == branch, url
+            assert path in tracked, f"{edition} edition: {url} opens {path}, not in git ls-files"
+            if edition == "student":
+                assert path.startswith("student/"), url  # the copy without solutions
+    # the branch the buttons name is a branch of this repository
+    assert _git("-C", str(ROOT), "rev-parse", "--verify", "-q", f"refs/heads/{branch}") or (
+        _git("-C", str(ROOT), "rev-parse", "--abbrev-ref", "HEAD") == branch
+    )
+
+
+def test_every_colab_link_in_the_text_opens_a_tracked_notebook() -> None:
+    config = yaml.safe_load(CONFIG.read_text())
+    org_repo = urlsplit(config["repository"]["url"]).path.strip("/")
+    tracked = _tracked()
+    texts = [p for p in sorted(tracked) if p.endswith((".md", ".ipynb")) and (ROOT / p).is_file()]
+    for rel in texts:
+        for owner, repo, _ref, path in COLAB_URL.findall((ROOT / rel).read_text()):
+            if "<" in owner or f"{owner}/{repo}" != org_repo:
+                continue  # a placeholder, or another project's notebook
+            assert path in tracked, f"{rel}: a Colab link opens {path}, not in the repository"
+
+
+def test_colab_url_check_notices_a_missing_file() -> None:
+    """The check above can fail: an untracked path is not in ``git ls-files``."""
+    assert "student/chapters/no_such_chapter.ipynb" not in _tracked()
+    url = colab.launch_url(
+        _student_book_module().student_config(yaml.safe_load(CONFIG.read_text())),
+        "chapters/01_counting_parameters.ipynb",
+    )
+    assert COLAB_URL.fullmatch(url).group(4) == "student/chapters/01_counting_parameters.ipynb"

@@ -446,3 +446,18 @@ def test_student_book_config_points_colab_at_the_student_copies(tmp_path: Path) 
     assert not module.check(ROOT, tmp_path / "student")
     (tmp_path / "student" / "_toc.yml").write_text("stale")
     assert module.check(ROOT, tmp_path / "student")
+
+
+def test_committed_student_notebooks_equal_what_the_generator_makes() -> None:
+    """The student copies are committed (student/chapters/, opened by the student site's Colab
+    buttons); they must be exactly what ``make student`` makes of chapters/ today."""
+    import subprocess
+
+    problems = student.stale_student_copies(ROOT / "chapters", ROOT / "student" / "chapters")
+    assert not problems, "run `make student` and commit student/chapters/:\n" + "\n".join(problems)
+    tracked = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "student/chapters"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    sources = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "chapters").glob("*.ipynb"))]
+    assert sorted(tracked) == [f"student/{s}" for s in sources]

@@ -212,16 +212,20 @@ def sync_notebook(path: Path, url: str, ref: str) -> bool:
     return True
 
 
-def launch_url(config_path: str | Path, notebook_path: str) -> str:
+def launch_url(config_path: str | Path | dict, notebook_path: str) -> str:
     """The Colab launch URL sphinx-book-theme puts on the page of ``notebook_path``.
 
-    ``notebook_path`` is relative to the book's root, e.g. ``"chapters/01_counting.ipynb"``.
+    ``config_path`` is a book's ``_config.yml`` (or its contents, as a dict); ``notebook_path`` is
+    relative to the book's root, e.g. ``"chapters/01_counting.ipynb"``.
     Mirrors ``sphinx_book_theme.header_buttons.launch.add_launch_buttons``:
     ``{colab_url}/github/{org}/{repo}/blob/{branch}/{path_to_book}/{notebook_path}``.
     """
     import yaml
 
-    config = yaml.safe_load(Path(config_path).read_text())
+    if isinstance(config_path, dict):
+        config = config_path
+    else:
+        config = yaml.safe_load(Path(config_path).read_text())
     colab_url = str(config.get("launch_buttons", {}).get("colab_url", "")).strip("/")
     repository = config.get("repository", {})
     repo_url = str(repository.get("url", ""))
