@@ -12,7 +12,7 @@ export PYTHONHASHSEED := 0
 # Progress bars are for people; builds and tests run without them.
 export TQDM_DISABLE := 1
 
-.PHONY: help setup vendor book book-build student-book test lint unit notebooks browser chromium student results benchmarks clean
+.PHONY: help setup vendor book book-build student-book test lint unit notebooks browser chromium student results benchmarks clean release publish-site
 
 help:
 	@echo "make book   - set up .venv and build the course website into _build/html"
@@ -102,6 +102,12 @@ test: $(STAMP)
 
 student: $(STAMP)
 	$(BIN)/python -m rnnlab.student chapters student/chapters
+
+# A release: pin every Colab bootstrap to the tag v$(VERSION), commit, and create that tag
+# (scripts/release.py). Then: git push origin main v$(VERSION)
+release: $(STAMP)
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=MAJOR.MINOR.PATCH" >&2; exit 2; }
+	$(BIN)/python scripts/release.py $(VERSION)
 
 results: $(STAMP)
 	$(BIN)/python -m rnnlab reproduce --profile $${RNNLAB_PROFILE:-cpu}
