@@ -6,10 +6,19 @@ them and ``python -m rnnlab.colab sync`` writes it into every notebook under ``c
 ``tests/test_colab.py`` fails if any notebook's first cell differs.
 
 On Colab the cell clones the course at the pinned ref (the lab chapters read the committed
-reference results in ``data/results/``), installs ``rnnlab`` from that clone *without* touching
-Colab's CUDA build of torch (torch is already installed and satisfies ``torch>=2.1``, so pip keeps
-it), and points :func:`rnnlab.paths.repo_root` at the clone. Anywhere else (locally, in CI, in the
-book build) it does nothing.
+reference results in ``data/results/``), installs ``rnnlab`` from that clone with
+``pip install --no-deps -e`` (:data:`PIP_INSTALL`: nothing installed is changed, Colab's CUDA
+build of torch above all), puts the clone's ``lib/`` on ``sys.path`` (so no restart is needed) and
+points :func:`rnnlab.paths.repo_root` at the clone. Anywhere else (locally, in CI, in the book
+build) it does nothing.
+
+**Recovery.** The clone and checkout happen in ``/content/course.partial``, which replaces
+``/content/course`` only when both succeeded; a marker file (``.rnnlab-bootstrap``, holding the
+repository and ref) is written only after the install succeeded. A failed step removes what it
+made and raises one line naming the step, the repository and the ref, and what to do; rerunning
+the cell starts again, replacing a copy without the marker (or with another ref) and keeping its
+``runs/``. The pinned ref is a release tag made by ``make release VERSION=x.y.z``
+(``scripts/release.py``); ``tests/test_release.py`` fails while it does not resolve.
 
 **GPU runtime for training notebooks.** A notebook whose metadata holds
 ``"rnnlab": {"trains": true}`` trains models; ``sync`` then also sets the two notebook-level
@@ -31,7 +40,8 @@ same string so the tests can check it without building the book.
 1. In ``_config.yml`` set ``repository.url`` to the fork (a ``https://github.com/ORG/REPO`` URL;
    Colab opens notebooks from GitHub only), ``repository.branch`` to the branch the website is
    built from, and ``rnnlab.pinned_ref`` to a tag or commit that exists in the fork.
-2. Run ``python -m rnnlab.colab sync`` and commit the changed notebooks.
+2. Run ``python -m rnnlab.colab sync`` and ``make student``, and commit the changed notebooks
+   (or run ``make release VERSION=x.y.z``, which does both, commits and tags).
 3. ``pytest tests/test_colab.py`` checks that every notebook carries the new pins and that every
    launch URL is well formed.
 
