@@ -164,8 +164,8 @@ class CheckReport:
         """One line: cases accepted, the largest difference, and the first failing case."""
         if self.not_implemented:
             return (
-                f"{self.name}: not answered yet (the function still raises NotImplementedError: "
-                "write its body, run its cell, then this check)"
+                f"{self.name}: not answered yet, not implemented (the function still raises "
+                "NotImplementedError: write its body, run its cell, then this check)"
             )
         head = f"{self.name}: {self.n_passed}/{self.n_cases} cases exact"
         diff = self.max_abs_diff
