@@ -476,10 +476,12 @@ def test_every_colab_button_of_both_editions_opens_a_tracked_notebook() -> None:
             assert path in tracked, f"{edition} edition: {url} opens {path}, not in git ls-files"
             if edition == "student":
                 assert path.startswith("student/"), url  # the copy without solutions
-    # the branch the buttons name is a branch of this repository
-    assert _git("-C", str(ROOT), "rev-parse", "--verify", "-q", f"refs/heads/{branch}") or (
-        _git("-C", str(ROOT), "rev-parse", "--abbrev-ref", "HEAD") == branch
-    )
+    # the branch the buttons name is a branch of this repository (here, or in the clone's origin)
+    names = (f"refs/heads/{branch}", f"refs/remotes/origin/{branch}")
+    known = [n for n in names if subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "-q", n], capture_output=True,
+        check=False).returncode == 0]  # fmt: skip
+    assert known, f"repository.branch {branch!r} is not a branch of this repository"
 
 
 def test_every_colab_link_in_the_text_opens_a_tracked_notebook() -> None:
