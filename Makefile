@@ -12,7 +12,7 @@ export PYTHONHASHSEED := 0
 # Progress bars are for people; builds and tests run without them.
 export TQDM_DISABLE := 1
 
-.PHONY: help setup vendor book book-build student-book test lint unit notebooks browser chromium student results benchmarks clean
+.PHONY: help setup vendor book book-build student-book test lint unit notebooks browser chromium student results benchmarks clean release publish-site
 
 help:
 	@echo "make book   - set up .venv and build the course website into _build/html"
@@ -46,7 +46,9 @@ book-build: vendor
 	@echo "Built: _build/html/index.html"
 
 # The student edition: student/ is generated (student copies of the notebooks, a _config.yml whose
-# Colab buttons open student/chapters/*.ipynb), then built like the instructor book.
+# Colab buttons open student/chapters/*.ipynb), then built like the instructor book. The copies in
+# student/chapters/ are committed (the Colab buttons open them on GitHub); tests/test_student.py
+# fails when they differ from what `make student` makes of chapters/.
 student-book: $(STAMP) vendor
 	$(BIN)/python scripts/student_book.py
 	rm -rf _build/student-book _build/student-html
@@ -101,6 +103,12 @@ test: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python -m rnnlab.student chapters student/chapters
 
+# A release: pin every Colab bootstrap to the tag v$(VERSION), commit, and create that tag
+# (scripts/release.py). Then: git push origin main v$(VERSION)
+release: $(STAMP)
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=MAJOR.MINOR.PATCH" >&2; exit 2; }
+	$(BIN)/python scripts/release.py $(VERSION)
+
 results: $(STAMP)
 	$(BIN)/python -m rnnlab reproduce --profile $${RNNLAB_PROFILE:-cpu}
 
@@ -108,4 +116,4 @@ benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/bench_train.py
 
 clean:
-	rm -rf _build student .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis $(filter-out student/chapters,$(wildcard student/*))

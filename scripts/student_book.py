@@ -13,7 +13,11 @@
   important one is ``repository.path_to_book: student``, so every Colab launch button opens
   ``student/chapters/<name>.ipynb``, the student copy, on the same branch.
 
-Nothing here is edited by hand: rerun ``make student-book``.
+Nothing here is edited by hand: rerun ``make student-book``. The notebooks in
+``student/chapters/`` are **committed** (everything else in ``student/`` is git-ignored): the
+student site's Colab buttons open them on GitHub, so they must exist in the repository at the
+branch the buttons name. ``tests/test_student.py`` fails when a committed copy differs from what
+this script makes of ``chapters/``; after editing a chapter, run ``make student`` and commit.
 
 Usage::
 

@@ -18,3 +18,43 @@ def test_citation_entries_become_list_items() -> None:
 def test_other_markup_is_untouched() -> None:
     body = '<div role="list"><p role="note">a list item: <code>role="listitem"</code></p></div>'
     assert fix_citation_roles(body) == body
+
+
+def test_exercise_numbers_restart_on_every_page() -> None:
+    from rnnlab.sphinxext import number_exercises_per_page
+
+    numbers = {
+        "a": {"exercise": {"ex-2": (2,), "ex-1": (1,)}, "figure": {"f": (1,)}},
+        "b": {"exercise": {"ex-5": (5,), "ex-3": (3,), "ex-4": (4,)}},
+        "c": {},
+    }
+    number_exercises_per_page(numbers)
+    assert numbers["a"]["exercise"] == {"ex-1": (1,), "ex-2": (2,)}
+    assert numbers["b"]["exercise"] == {"ex-3": (1,), "ex-4": (2,), "ex-5": (3,)}
+    assert numbers["a"]["figure"] == {"f": (1,)}  # other kinds are left alone
+    assert numbers["c"] == {}
+
+
+def test_a_real_build_numbers_exercises_per_page(tmp_path) -> None:
+    """Two pages of two exercises each, built by Sphinx with sphinx-exercise: 1, 2 and 1, 2."""
+    import re
+
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        "extensions = ['sphinx_exercise', 'rnnlab.sphinxext']\nexclude_patterns = ['_build']\n"
+    )
+    (src / "index.rst").write_text("Book\n====\n\n.. toctree::\n\n   one\n   two\n")
+    for page in ("one", "two"):
+        body = "".join(
+            f".. exercise:: Task {k}\n   :label: {page}-{k}\n\n   Do {k}.\n\n" for k in (1, 2)
+        )
+        (src / f"{page}.rst").write_text(f"{page.title()}\n===\n\n{body}")
+    app = Sphinx(str(src), str(src), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=None, freshenv=True)  # fmt: skip
+    app.build()
+    for page in ("one", "two"):
+        html = (tmp_path / "html" / f"{page}.html").read_text()
+        assert re.findall(r"Exercise (\d+)", html)[:2] == ["1", "2"], page

@@ -65,7 +65,7 @@ def test_student_copy_replaces_regions_and_keeps_indentation() -> None:
         f'import math\ndef double(x):\n    """Return 2x."""\n    {STUB}\n\nprint(\'defined\')'
     )
     assert code[1].source == "assert double(2) == 4"
-    assert code[2].source == STUB
+    assert code[2].source == "answer = ...  # your answer here"  # a value exercise keeps its name
     assert len(code) == 3  # the gated solution's code cell is gone
     md = [c.source for c in out.cells if c.cell_type == "markdown"]
     assert md == [
@@ -98,18 +98,51 @@ def test_no_solution_text_survives_anywhere(tmp_path: Path) -> None:
     nbformat.validate(nbformat.reads(text, as_version=4))
 
 
+_LINE = st.from_regex(r"[a-z]_[a-z]{1,6} = [1-9][0-9]{0,2}", fullmatch=True)  # no keywords
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     indent=st.sampled_from(["", "  ", "    ", "\t", "        "]),
-    before=st.lists(st.from_regex(r"[a-z]{1,8} = [0-9]{1,3}", fullmatch=True), max_size=3),
-    body=st.lists(st.from_regex(r"[a-z]{1,8} = [0-9]{1,3}", fullmatch=True), min_size=1),
-    after=st.lists(st.from_regex(r"[a-z]{1,8} = [0-9]{1,3}", fullmatch=True), max_size=3),
+    before=st.lists(_LINE, max_size=3),
+    body=st.lists(st.from_regex(r"[a-z]{1,8}\([0-9]{1,3}\)", fullmatch=True), min_size=1),
+    after=st.lists(_LINE, max_size=3),
 )
 def test_stub_property(indent: str, before: list[str], body: list[str], after: list[str]) -> None:
     lines = [*before, indent + BEGIN_SOLUTION, *(indent + b for b in body), indent + END_SOLUTION]
     source = "\n".join([*lines, *after])
     out = student.stub_solutions(source, where="nb cell 0").split("\n")
     assert out == [*before, indent + STUB, *after]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    indent=st.sampled_from(["", "    "]),
+    body=st.lists(_LINE, min_size=1, max_size=4),
+    after=st.lists(_LINE, max_size=2),
+)
+def test_value_region_keeps_each_name_once(indent: str, body: list[str], after: list[str]) -> None:
+    """A region that only assigns names becomes ``name = ...`` per name, in order, once each."""
+    lines = [indent + BEGIN_SOLUTION, *(indent + b for b in body), indent + END_SOLUTION]
+    out = student.stub_solutions("\n".join([*lines, *after]), where="nb cell 0").split("\n")
+    names = list(dict.fromkeys(b.split(" = ")[0] for b in body))
+    assert out == [indent + student.VALUE_STUB.format(name=n) for n in names] + after
+
+
+@pytest.mark.parametrize(
+    ("region", "names"),
+    [
+        ("my_effect = -0.02  # a reason", ["my_effect"]),
+        ('concept_answer = "B"\n', ["concept_answer"]),
+        ("x: float = 1.0\ny = 2", ["x", "y"]),
+        ("return 2 * v", None),
+        ("obj.attr = 1", None),
+        ("a, b = 1, 2", None),
+        ("def f():\n    return 1", None),
+    ],
+)
+def test_assigned_names(region: str, names: list[str] | None) -> None:
+    assert student.assigned_names(region) == names
 
 
 @pytest.mark.parametrize(
@@ -231,18 +264,19 @@ def run_exercises(instructor: nbformat.NotebookNode, cwd: Path, name: str) -> in
             check_index, check = code[k + 1]
             stub = stubs[cell.id]
             top_level = STUB in stub.source.splitlines()
+            value = student.assigned_names(_solution_lines(cell.source)) is not None
             err = run(stub, index)
             if err is not None:
                 assert err.ename == "NotImplementedError", f"{where} stub raised {err.ename}"
             assert (err is not None) == top_level, f"{where}: stub ran without reaching the raise"
-            allowed = {"AssertionError", "NotImplementedError"}
+            allowed = {"AssertionError", "NotImplementedError", "NotAnswered"}
             check_err = run(check, check_index)
             assert check_err is not None, f"{name} cell {check_index}: self-check passed a stub"
-            if top_level and check_err.ename == "NameError":
-                missing = check_err.evalue.split("'")[1]
-                assert missing in _solution_lines(cell.source), check_err.evalue
-            else:
-                assert check_err.ename in allowed, f"self-check raised {check_err.ename}"
+            # Never a NameError: a value exercise's stub defines its name (``my_effect = ...``)
+            # and its check says so in words.
+            assert check_err.ename in allowed, f"self-check raised {check_err.ename}"
+            if value and "check_" in check.source:  # a course self-check (rnnlab.exercises)
+                assert "not answered yet" in check_err.evalue, (where, check_err.evalue)
             assert run(cell, index) is None, f"{where}: the solution raised"
             err = run(check, check_index)
             assert err is None, f"{name} cell {check_index}: self-check fails on the solution"
@@ -325,6 +359,59 @@ def test_stub_and_its_check_are_tagged_raises_exception() -> None:
     assert "raise NotImplementedError(...)" in out.cells[0].source
 
 
+def test_stub_cells_are_shown_in_the_student_edition() -> None:
+    """The instructor edition folds solutions (``hide-input``); a student must see the stub."""
+    exercise = new_code_cell(f"def f():\n    {BEGIN_SOLUTION}\n    return 1\n    {END_SOLUTION}")
+    exercise.metadata["tags"] = ["hide-input"]
+    value = new_code_cell(f"{BEGIN_SOLUTION}\nmy_prediction = 1.25\n{END_SOLUTION}")
+    value.metadata["tags"] = ["hide-cell", "full-width"]
+    other = new_code_cell("print('setup')")
+    other.metadata["tags"] = ["hide-input"]
+    nb = new_notebook(cells=[other, exercise, new_code_cell("f()"), value, new_code_cell("1")])
+    out = student.student_notebook(nb, name="t.ipynb")
+    tags = [c.metadata.get("tags", []) for c in out.cells]
+    assert tags[0] == ["hide-input"]  # cells a student does not edit keep their folding
+    assert tags[1] == ["raises-exception", "remove-output"]
+    assert tags[3] == ["full-width", "raises-exception", "remove-output"]
+    assert out.cells[3].source == "my_prediction = ...  # your answer here"
+
+
+def test_chapter_stubs_are_visible_and_value_stubs_define_their_names() -> None:
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        instructor = nbformat.read(path, as_version=4)
+        out = student.student_notebook(instructor, name=str(path))
+        by_id = {c.id: c for c in out.cells}
+        for cell in instructor.cells:
+            if cell.cell_type != "code" or not student.has_solution(cell.source):
+                continue
+            copy_ = by_id[cell.id]
+            hidden = set(copy_.metadata.get("tags", [])) & set(student.HIDING_TAGS)
+            assert not hidden, f"{path.name} cell {cell.id}: the stub is folded by {hidden}"
+            names = student.assigned_names(_solution_lines(cell.source))
+            for name in names or []:
+                assert f"{name} = ..." in copy_.source, (path.name, copy_.source)
+
+
+@pytest.mark.parametrize(
+    ("check", "call"),
+    [
+        ("check_halving_prediction", "check_halving_prediction(...)"),
+        ("check_effect_prediction", "check_effect_prediction(..., lab='lab-a', cell={})"),
+        ("check_flops_prediction", "check_flops_prediction(...)"),
+        ("check_depth_coefficient_answer", "check_depth_coefficient_answer(...)"),
+        ("check_narrow_state_answer", "check_narrow_state_answer(...)"),
+        ("check_scale_reading_answer", "check_scale_reading_answer(...)"),
+        ("check_split_answer", "check_split_answer(...)"),
+        ("check_critical_path_answer", "check_critical_path_answer(...)"),
+    ],
+)
+def test_value_checks_say_not_answered_yet(check: str, call: str) -> None:
+    from rnnlab import exercises
+
+    with pytest.raises(exercises.NotAnswered, match=rf"^{check}: not answered yet\. Replace"):
+        eval(call, vars(exercises))  # noqa: S307 - a fixed call of our own
+
+
 def test_student_copies_of_the_chapters_never_mention_markers() -> None:
     for path in sorted((ROOT / "chapters").glob("*.ipynb")):
         out = student.student_notebook(nbformat.read(path, as_version=4), name=str(path))
@@ -359,3 +446,18 @@ def test_student_book_config_points_colab_at_the_student_copies(tmp_path: Path) 
     assert not module.check(ROOT, tmp_path / "student")
     (tmp_path / "student" / "_toc.yml").write_text("stale")
     assert module.check(ROOT, tmp_path / "student")
+
+
+def test_committed_student_notebooks_equal_what_the_generator_makes() -> None:
+    """The student copies are committed (student/chapters/, opened by the student site's Colab
+    buttons); they must be exactly what ``make student`` makes of chapters/ today."""
+    import subprocess
+
+    problems = student.stale_student_copies(ROOT / "chapters", ROOT / "student" / "chapters")
+    assert not problems, "run `make student` and commit student/chapters/:\n" + "\n".join(problems)
+    tracked = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "student/chapters"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    sources = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "chapters").glob("*.ipynb"))]
+    assert sorted(tracked) == [f"student/{s}" for s in sources]

@@ -6,10 +6,19 @@ them and ``python -m rnnlab.colab sync`` writes it into every notebook under ``c
 ``tests/test_colab.py`` fails if any notebook's first cell differs.
 
 On Colab the cell clones the course at the pinned ref (the lab chapters read the committed
-reference results in ``data/results/``), installs ``rnnlab`` from that clone *without* touching
-Colab's CUDA build of torch (torch is already installed and satisfies ``torch>=2.1``, so pip keeps
-it), and points :func:`rnnlab.paths.repo_root` at the clone. Anywhere else (locally, in CI, in the
-book build) it does nothing.
+reference results in ``data/results/``), installs ``rnnlab`` from that clone with
+``pip install --no-deps -e`` (:data:`PIP_INSTALL`: nothing installed is changed, Colab's CUDA
+build of torch above all), puts the clone's ``lib/`` on ``sys.path`` (so no restart is needed) and
+points :func:`rnnlab.paths.repo_root` at the clone. Anywhere else (locally, in CI, in the book
+build) it does nothing.
+
+**Recovery.** The clone and checkout happen in ``/content/course.partial``, which replaces
+``/content/course`` only when both succeeded; a marker file (``.rnnlab-bootstrap``, holding the
+repository and ref) is written only after the install succeeded. A failed step removes what it
+made and raises one line naming the step, the repository and the ref, and what to do; rerunning
+the cell starts again, replacing a copy without the marker (or with another ref) and keeping its
+``runs/``. The pinned ref is a release tag made by ``make release VERSION=x.y.z``
+(``scripts/release.py``); ``tests/test_release.py`` fails while it does not resolve.
 
 **GPU runtime for training notebooks.** A notebook whose metadata holds
 ``"rnnlab": {"trains": true}`` trains models; ``sync`` then also sets the two notebook-level
@@ -31,7 +40,8 @@ same string so the tests can check it without building the book.
 1. In ``_config.yml`` set ``repository.url`` to the fork (a ``https://github.com/ORG/REPO`` URL;
    Colab opens notebooks from GitHub only), ``repository.branch`` to the branch the website is
    built from, and ``rnnlab.pinned_ref`` to a tag or commit that exists in the fork.
-2. Run ``python -m rnnlab.colab sync`` and commit the changed notebooks.
+2. Run ``python -m rnnlab.colab sync`` and ``make student``, and commit the changed notebooks
+   (or run ``make release VERSION=x.y.z``, which does both, commits and tags).
 3. ``pytest tests/test_colab.py`` checks that every notebook carries the new pins and that every
    launch URL is well formed.
 
@@ -53,21 +63,73 @@ TRAINS_KEY = "trains"
 GPU_ACCELERATOR = "GPU"
 GPU_TYPE = "T4"
 
-_TEMPLATE = '''\
+#: Where the bootstrap puts the course on Colab.
+COURSE_DIR = "/content/course"
+#: How the bootstrap installs rnnlab from the clone. ``--no-deps``: nothing already installed
+#: changes, above all Colab's CUDA build of torch (and numpy, which torch was built against);
+#: every dependency of rnnlab is preinstalled on Colab. ``-e``: the clone is the package.
+PIP_INSTALL = '[sys.executable, "-m", "pip", "install", "-q", "--no-deps", "-e"]'
+
+_TEMPLATE = """\
 # Colab bootstrap (pinned). Outside Google Colab this cell does nothing.
+# On Colab it clones the course at RNNLAB_REF into RNNLAB_COURSE and installs rnnlab from it,
+# keeping Colab's torch. A failed step leaves nothing half-made and says what to do: do it, then
+# rerun this cell.
 import os
 import subprocess
 import sys
 
 RNNLAB_REPO = "{url}"
-RNNLAB_REF = "{ref}"  # pinned: set in _config.yml, synced by `python -m rnnlab.colab sync`
-if "google.colab" in sys.modules and not os.path.isdir("/content/course"):
-    subprocess.run(["git", "clone", "-q", RNNLAB_REPO, "/content/course"], check=True)
-    subprocess.run(["git", "-C", "/content/course", "checkout", "-q", RNNLAB_REF], check=True)
-    # torch is already installed on Colab and satisfies rnnlab's torch>=2.1: pip keeps it.
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "/content/course"], check=True)
+RNNLAB_REF = "{ref}"  # pinned: _config.yml, set by `make release`
+RNNLAB_COURSE = "{course}"
+
+
+def _rnnlab_bootstrap(repo, ref, course):
+    import shutil
+
+    done = os.path.join(course, ".rnnlab-bootstrap")
+    if os.path.isfile(done) and open(done).read() == f"{{repo}} {{ref}}":
+        return  # already cloned and installed at this ref
+    fresh, old = course + ".partial", course + ".old"
+    hints = {{
+        "clone": "check the repository address and the runtime's internet connection",
+        "check out": "set RNNLAB_REF to a tag or commit of the repository (`make release` tags)",
+        "install": "read pip's message above; restart the runtime if it is stuck",
+    }}
+
+    def run(step, cmd):
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, text=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            said = (getattr(exc, "stderr", None) or str(exc)).strip().splitlines() or ["?"]
+            for path in (fresh, old, course) if step == "install" else (fresh, old):
+                shutil.rmtree(path, ignore_errors=True)
+            raise RuntimeError(
+                f"Colab bootstrap: could not {{step}} {{repo}} at {{ref}} ({{said[-1]}}); nothing "
+                f"was left behind. To do: {{hints[step]}}, then rerun this cell."
+            ) from None
+
+    for path in (fresh, old):
+        shutil.rmtree(path, ignore_errors=True)
+    run("clone", ["git", "clone", "-q", repo, fresh])
+    run("check out", ["git", "-C", fresh, "checkout", "-q", ref])
+    if os.path.isdir(course):  # an earlier, unfinished or other-ref copy: replace it
+        os.rename(course, old)
+        if os.path.isdir(os.path.join(old, "runs")):  # keep the student's own runs
+            shutil.move(os.path.join(old, "runs"), os.path.join(fresh, "runs"))
+    os.rename(fresh, course)
+    shutil.rmtree(old, ignore_errors=True)
+    run("install", [*{pip}, course])
+    with open(done, "w") as out:
+        out.write(f"{{repo}} {{ref}}")
+    print(f"Colab bootstrap: rnnlab from {{repo}} at {{ref}} in {{course}}")
+
+
 if "google.colab" in sys.modules:
-    os.environ["RNNLAB_ROOT"] = "/content/course"'''
+    _rnnlab_bootstrap(RNNLAB_REPO, RNNLAB_REF, RNNLAB_COURSE)
+    os.environ["RNNLAB_ROOT"] = RNNLAB_COURSE
+    if os.path.join(RNNLAB_COURSE, "lib") not in sys.path:  # import it now, without a restart
+        sys.path.insert(0, os.path.join(RNNLAB_COURSE, "lib"))"""
 
 
 def read_pins(config_path: str | Path) -> tuple[str, str]:
@@ -85,9 +147,16 @@ def read_pins(config_path: str | Path) -> tuple[str, str]:
     return url, ref
 
 
-def bootstrap_source(url: str, ref: str) -> str:
-    """The exact source of the bootstrap cell for repository ``url`` at git ref ``ref``."""
-    return _TEMPLATE.format(url=url, ref=ref)
+def bootstrap_source(
+    url: str, ref: str, *, course: str = COURSE_DIR, pip: str = PIP_INSTALL
+) -> str:
+    """The exact source of the bootstrap cell for repository ``url`` at git ref ``ref``.
+
+    ``course`` (where the clone goes) and ``pip`` (a Python list expression, the install command
+    without its last argument, the clone's path) are parameters for the tests only: every
+    notebook carries the defaults, :data:`COURSE_DIR` and :data:`PIP_INSTALL`.
+    """
+    return _TEMPLATE.format(url=url, ref=ref, course=course, pip=pip)
 
 
 def bootstrap_cell(url: str, ref: str) -> dict:
@@ -153,16 +222,20 @@ def sync_notebook(path: Path, url: str, ref: str) -> bool:
     return True
 
 
-def launch_url(config_path: str | Path, notebook_path: str) -> str:
+def launch_url(config_path: str | Path | dict, notebook_path: str) -> str:
     """The Colab launch URL sphinx-book-theme puts on the page of ``notebook_path``.
 
-    ``notebook_path`` is relative to the book's root, e.g. ``"chapters/01_counting.ipynb"``.
+    ``config_path`` is a book's ``_config.yml`` (or its contents, as a dict); ``notebook_path`` is
+    relative to the book's root, e.g. ``"chapters/01_counting.ipynb"``.
     Mirrors ``sphinx_book_theme.header_buttons.launch.add_launch_buttons``:
     ``{colab_url}/github/{org}/{repo}/blob/{branch}/{path_to_book}/{notebook_path}``.
     """
     import yaml
 
-    config = yaml.safe_load(Path(config_path).read_text())
+    if isinstance(config_path, dict):
+        config = config_path
+    else:
+        config = yaml.safe_load(Path(config_path).read_text())
     colab_url = str(config.get("launch_buttons", {}).get("colab_url", "")).strip("/")
     repository = config.get("repository", {})
     repo_url = str(repository.get("url", ""))

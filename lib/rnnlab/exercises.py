@@ -9,7 +9,9 @@ itself) and prints one line in the spirit of Karpathy's ``cmp()`` in *makemore*:
 
 A wrong answer raises :class:`AssertionError` (so a notebook cell fails and nbval notices); an
 unfinished exercise (a stub that raises :class:`NotImplementedError`) fails the same way, with a
-message that says so.
+message that says so. A value exercise (a prediction, a multiple-choice answer) left at the
+student edition's stub ``my_effect = ...`` raises :class:`NotAnswered`, whose message starts
+"not answered yet" and says what to write.
 
 Other chapters add checks by calling :func:`compare_cases` and :func:`report`:
 
@@ -31,7 +33,26 @@ from typing import Any
 
 from rnnlab import params
 
+#: The student edition's stub of a value exercise (``my_effect = ...``): not answered yet.
+NOT_ANSWERED = Ellipsis
+
+
+class NotAnswered(AssertionError):
+    """A self-check was given :data:`NOT_ANSWERED`: the exercise is not answered yet."""
+
+
+def _require_answer(check: str, value: Any, what: str) -> None:
+    """Raise :class:`NotAnswered` naming ``check`` and ``what`` to write if ``value`` is ``...``."""
+    if value is NOT_ANSWERED:
+        raise NotAnswered(
+            f"{check}: not answered yet. Replace the ... in the cell above with {what}, run that "
+            "cell, then run this check again."
+        )
+
+
 __all__ = [
+    "NOT_ANSWERED",
+    "NotAnswered",
     "CaseResult",
     "CheckReport",
     "MultipleChoice",
@@ -142,7 +163,10 @@ class CheckReport:
     def summary(self) -> str:
         """One line: cases accepted, the largest difference, and the first failing case."""
         if self.not_implemented:
-            return f"{self.name}: not implemented yet (the function raised NotImplementedError)"
+            return (
+                f"{self.name}: not answered yet, not implemented (the function still raises "
+                "NotImplementedError: write its body, run its cell, then this check)"
+            )
         head = f"{self.name}: {self.n_passed}/{self.n_cases} cases exact"
         diff = self.max_abs_diff
         if math.isfinite(diff):
@@ -664,6 +688,7 @@ def _prediction_value(
 ) -> float:
     """``prediction`` as a float, or :class:`AssertionError` naming ``check`` unless it is a
     number in ``(low, high]`` (``what`` and ``unit`` say what kind of number is expected)."""
+    _require_answer(check, prediction, f"your prediction ({what}, a number)")
     if isinstance(prediction, bool) or not _is_number(prediction):
         raise AssertionError(f"{check}: write your prediction as a number, got {prediction!r}")
     value = float(prediction)
@@ -729,6 +754,7 @@ class MultipleChoice:
     def __call__(self, answer: Any) -> str:
         """Print the feedback for ``answer``; raise :class:`AssertionError` unless it is right
         (or unless it is one of the options at all). Returns the feedback."""
+        _require_answer(self.check, answer, f"one of {', '.join(map(repr, self.options))}")
         key = str(answer).strip().upper().rstrip(".)") if answer is not None else ""
         if key not in self.options:
             raise AssertionError(

@@ -6,10 +6,14 @@ A **profile** says how much compute a run of a lab may use:
   paths work and is **never** shown as evidence.
 * ``cpu``: a student without a GPU. Each lab in at most about 30 minutes on 2 CPU cores, with at
   least 5 seeds; the reference results committed in ``data/results/`` come from this profile.
+* ``colab``: the default on a Colab GPU, bounded to about 15 minutes per lab on a free T4: the
+  ``cpu`` design at the learning rates the committed reference results tuned (no tuning runs),
+  with 3 reporting seeds. :func:`colab_estimate` says how long it should take, and from what.
 * ``gpu``: a Colab-class GPU. Larger budgets (up to about 1M parameters for the character LM)
-  and longer training.
+  and longer training; one explicit argument away (``RNNLAB_PROFILE=gpu``).
 
-``RNNLAB_PROFILE`` picks the profile; when unset, ``gpu`` if CUDA is available, else ``cpu``.
+``RNNLAB_PROFILE`` picks the profile; when unset, ``colab`` on Colab with a GPU, ``gpu`` with CUDA
+elsewhere, else ``cpu``.
 
 A **lab** is a claim of the seed text turned into a pre-declared test: the experiments (tasks ×
 budgets × depths), the reporting seeds, and the claims, each with the side it says wins and the
@@ -29,6 +33,7 @@ from rnnlab.sweep import (
     Experiment,
     SweepRecords,
     SweepSpec,
+    eval_records,
     load_results,
     parse_seeds,
     run_console,
@@ -73,6 +78,15 @@ PROFILES: dict[str, Profile] = {
         seeds=(0, 1, 2, 3, 4),
         target="a few core-hours on a CPU (measured wall time in the results)",
     ),
+    "colab": Profile(
+        "colab",
+        "A free Colab GPU, about 15 minutes per lab: the cpu design at the reference results' "
+        "tuned learning rates (no tuning), 3 seeds. A replication; the committed cpu results "
+        "stay the evidence. Longer: RNNLAB_PROFILE=gpu.",
+        evidence=True,
+        seeds=(0, 1, 2),
+        target="about 15 min per lab on a free Colab T4 (an estimate: see colab_estimate)",
+    ),
     "gpu": Profile(
         "gpu",
         "A Colab-class GPU: budgets up to about 1M parameters, longer training, 5 seeds.",
@@ -83,13 +97,31 @@ PROFILES: dict[str, Profile] = {
 }
 
 
+#: How many times as fast as one CPU core a free Colab T4 is assumed to train the cpu design's
+#: small LSTMs (batch 32, at most a few hundred thousand parameters: launch-bound on a GPU).
+#: An ASSUMPTION, not a measurement: :func:`colab_estimate` prints it with every estimate.
+COLAB_T4_SPEEDUP = 2.0
+#: The time the ``colab`` profile is sized for, per lab.
+COLAB_TARGET_MINUTES = 15.0
+
+
+def _on_colab() -> bool:
+    import sys
+
+    return "google.colab" in sys.modules
+
+
 def resolve_profile(name: str | None = None) -> Profile:
-    """The profile called ``name``, else ``$RNNLAB_PROFILE``, else ``gpu`` with CUDA or ``cpu``."""
+    """The profile called ``name``, else ``$RNNLAB_PROFILE``, else ``colab`` on Colab with a GPU,
+    ``gpu`` with CUDA elsewhere, else ``cpu``."""
     choice = name or os.environ.get("RNNLAB_PROFILE")
     if not choice:
         import torch
 
-        choice = "gpu" if torch.cuda.is_available() else "cpu"
+        if torch.cuda.is_available():
+            choice = "colab" if _on_colab() else "gpu"
+        else:
+            choice = "cpu"
     if choice not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {choice!r}")
     return PROFILES[choice]
@@ -216,14 +248,17 @@ class Lab:
 
     def sweep(self, profile: str, seeds: tuple[int, ...] | None = None) -> SweepSpec:
         prof = resolve_profile(profile)
-        if prof.name not in self.profiles:
-            raise ValueError(
-                f"profile must be one of {list(self.profiles)} for {self.name}, got {prof.name!r}"
-            )
+        allowed = [*self.profiles, *(["colab"] if "cpu" in self.profiles else [])]
+        if prof.name not in allowed:
+            raise ValueError(f"profile must be one of {allowed} for {self.name}, got {prof.name!r}")
+        if prof.name == "colab":  # the cpu design at the reference's tuned rates
+            experiments = at_reference_rates(self.name, self.experiments("cpu"))
+        else:
+            experiments = self.experiments(prof.name)
         return SweepSpec(
             lab=self.name,
             profile=prof.name,
-            experiments=self.experiments(prof.name),
+            experiments=experiments,
             seeds=tuple(seeds) if seeds is not None else prof.seeds,
         )
 
@@ -862,6 +897,8 @@ def run_lab(
         )
         if not prof.evidence:
             text += "\nnote: the smoke profile checks code paths only; its numbers are not evidence"
+        if prof.name == "colab":
+            text += "\n" + colab_estimate(lab.name).describe()
         return text
 
     return run_console(
@@ -874,6 +911,92 @@ def run_lab(
         threads=threads,
         progress=progress,
         scheduler=scheduler,
+    )
+
+
+def at_reference_rates(
+    lab: str, experiments: tuple[Experiment, ...], records: list[dict] | None = None
+) -> tuple[Experiment, ...]:
+    """``experiments`` (the ``cpu`` design of ``lab``) each with a one-rate grid: the rate the
+    committed ``cpu`` reference results tuned for it, so nothing is tuned again.
+
+    ``records`` replaces the committed results (for tests). Raises ValueError naming the first
+    experiment whose tuning is not complete in them.
+    """
+    from rnnlab.sweep import tuning_report
+
+    records = load_reference(lab, "cpu") if records is None else records
+    chosen = {row["experiment_key"]: row["chosen"] for row in tuning_report(experiments, records)}
+    out = []
+    for e in experiments:
+        if chosen.get(e.key) is None:
+            raise ValueError(
+                f"profile 'colab' reuses the tuned rates of data/results/{lab}-cpu.jsonl, but "
+                f"experiment {e.key} ({dict(e.labels)}, L={e.num_layers}) has no complete tuning "
+                "there; use profile cpu or gpu"
+            )
+        out.append(replace(e, lr_grid=(chosen[e.key],)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ColabEstimate:
+    """How long the ``colab`` profile of one lab should take on a free Colab T4, and from what.
+
+    ``cpu_seconds`` is measured: the summed ``wall_time_s`` of the same runs (same experiments,
+    same seeds, one thread each) in the committed ``cpu`` reference results. ``speedup`` is the
+    assumed T4 speed-up over one CPU core (:data:`COLAB_T4_SPEEDUP`); ``minutes`` is
+    ``cpu_seconds / speedup / 60``: an estimate, never a measurement.
+    """
+
+    lab: str
+    runs: int
+    matched_runs: int  # runs whose CPU wall time the reference results hold
+    cpu_seconds: float
+    speedup: float
+    source: str
+
+    @property
+    def minutes(self) -> float:
+        """The estimated minutes on a T4 (scaled up for runs without a measured time)."""
+        per_run = self.cpu_seconds / max(self.matched_runs, 1)
+        return per_run * self.runs / self.speedup / 60
+
+    def describe(self) -> str:
+        """The plan, the estimate and its derivation, in two sentences."""
+        return (
+            f"{self.lab}, profile colab: {self.runs} runs (the cpu design at its tuned rates, "
+            f"seeds {', '.join(map(str, PROFILES['colab'].seeds))}), no tuning. Estimated time "
+            f"on a free Colab T4: about {self.minutes:.0f} min = {self.cpu_seconds / 60:.1f} "
+            f"CPU core-minutes measured for {self.matched_runs} of these runs ({self.source}) / "
+            f"{self.speedup:g}, the speed-up assumed for a T4 over one core (not measured). "
+            "Longer: RNNLAB_PROFILE=gpu."
+        )
+
+
+def colab_estimate(
+    lab: str, *, speedup: float = COLAB_T4_SPEEDUP, records: list[dict] | None = None
+) -> ColabEstimate:
+    """The :class:`ColabEstimate` of ``lab``'s ``colab`` profile (``records`` replaces the
+    committed ``cpu`` results, for tests). ``speedup`` must be a number > 0."""
+    if not speedup > 0:
+        raise ValueError(f"speedup must be > 0 (T4 steps per CPU-core step), got {speedup!r}")
+    spec = get_lab(lab)
+    records = load_reference(lab, "cpu") if records is None else records
+    keys = {e.key for e in spec.experiments("cpu")}
+    seeds = set(PROFILES["colab"].seeds)
+    timed = [
+        r["wall_time_s"]
+        for r in eval_records(records)
+        if r.get("experiment_key") in keys and r.get("seed") in seeds and "wall_time_s" in r
+    ]
+    return ColabEstimate(
+        lab=lab,
+        runs=len(keys) * len(seeds),
+        matched_runs=len(timed),
+        cpu_seconds=float(sum(timed)),
+        speedup=float(speedup),
+        source=f"wall_time_s in data/results/{lab}-cpu.jsonl",
     )
 
 

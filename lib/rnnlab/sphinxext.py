@@ -5,7 +5,12 @@ carry ``role="doc-biblioentry"``. That role is deprecated (DPUB-ARIA 1.1) and is
 ``listitem``, so a screen reader is told "list" with no items (axe-core: ``aria-required-children``,
 critical). :func:`fix_citation_roles` gives each entry ``role="listitem"``, as DPUB-ARIA advises.
 
-Pure string work on the rendered page body; importing this module needs no Sphinx.
+Exercise numbers: sphinx-exercise numbers exercises with Sphinx's ``numfig``, which counts
+across the whole book when the table of contents is not numbered (the exercises of Lab B were
+11-15). :func:`number_exercises_per_page` restarts the count on every page, in the order Sphinx
+numbered them, so each chapter's exercises are "Exercise 1", "Exercise 2", ...
+
+Pure work on strings and dicts; importing this module needs no Sphinx.
 """
 
 from __future__ import annotations
@@ -26,6 +31,29 @@ def _on_page_context(app: Any, pagename: str, templatename: str, context: dict, 
         context["body"] = fix_citation_roles(context["body"])
 
 
+EXERCISE_FIGTYPE = "exercise"  # sphinx-exercise's enumerable node type
+
+
+def number_exercises_per_page(toc_fignumbers: dict[str, dict[str, dict[str, tuple]]]) -> None:
+    """Renumber the exercises of every page 1, 2, ... in place, keeping their order.
+
+    ``toc_fignumbers`` is Sphinx's ``env.toc_fignumbers``: ``{docname: {figtype: {id: number}}}``
+    with ``number`` a tuple such as ``(11,)`` (or ``(3, 2)`` under a numbered table of contents).
+    """
+    for fignumbers in toc_fignumbers.values():
+        numbers = fignumbers.get(EXERCISE_FIGTYPE)
+        if numbers:
+            in_order = sorted(numbers, key=numbers.__getitem__)
+            fignumbers[EXERCISE_FIGTYPE] = {ex: (k,) for k, ex in enumerate(in_order, start=1)}
+
+
+def _on_env_get_updated(app: Any, env: Any) -> list[str]:
+    number_exercises_per_page(env.toc_fignumbers)
+    return []
+
+
 def setup(app: Any) -> dict:
     app.connect("html-page-context", _on_page_context)
+    # After Sphinx's toctree collector (priority 500) has assigned the book-wide numbers.
+    app.connect("env-get-updated", _on_env_get_updated, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

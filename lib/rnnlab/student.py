@@ -14,16 +14,26 @@ by one line at the indentation of the ``### BEGIN SOLUTION`` line::
     def gru_param_count(input_size, hidden_size):
         raise NotImplementedError("Exercise: write your solution here")
 
-so the self-check in the next cell fails until the student writes an answer. Besides that, a
-student copy
+so the self-check in the next cell fails until the student writes an answer. A region that only
+assigns values to names (a prediction, a multiple-choice answer)::
+
+    ### BEGIN SOLUTION
+    my_effect = -0.02
+    ### END SOLUTION
+
+becomes one line per name, ``my_effect = ...  # your answer here``, so the name exists and its
+self-check says "not answered yet" (:data:`rnnlab.exercises.NOT_ANSWERED`) rather than failing
+with a ``NameError``. Besides that, a student copy
 
 - drops every markdown cell tagged ``solution`` and every markdown cell holding a sphinx-exercise
   ``{solution}`` directive, and every cell from a ``{solution-start}`` cell to the matching
   ``{solution-end}`` cell (a gated solution);
 - replaces a marked region in a markdown cell by ``*Write your answer here.*``;
 - has no outputs and no execution counts;
+- shows every stubbed code cell (the ``hide-input``, ``hide-cell`` and ``remove-input`` tags that
+  fold a solution in the instructor edition are dropped: a student must see the cell to edit it);
 - tags each stubbed code cell, and the code cell right after it (its self-check), with
-  ``raises-exception``: both raise until the student answers, and the tag tells myst-nb (the
+  ``raises-exception``: both may raise until the student answers, and the tag tells myst-nb (the
   student website's build) and nbval that this is expected; and with ``remove-output``, so the
   student website shows the exercise, not the traceback of its unanswered stub (in Jupyter and
   Colab the tag changes nothing: the student sees the check's message when running it);
@@ -47,9 +57,11 @@ notebook and the (0-based) cell index.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -57,10 +69,14 @@ import nbformat
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
 STUB = 'raise NotImplementedError("Exercise: write your solution here")'
+#: The stub of a value exercise: ``NAME = ...``; the self-checks read ``...`` as "not answered".
+VALUE_STUB = "{name} = ...  # your answer here"
 MARKDOWN_STUB = "*Write your answer here.*"
 SOLUTION_TAG = "solution"
 RAISES_TAG = "raises-exception"
 REMOVE_OUTPUT_TAG = "remove-output"
+#: Tags that fold or remove a cell's source on the website: dropped from stubbed cells.
+HIDING_TAGS = ("hide-input", "hide-cell", "remove-input", "remove-cell")
 #: How a student copy's markdown refers to the place an answer goes (no marker there).
 STUB_MENTION = "`raise NotImplementedError(...)`"
 _MARKER_MENTION = re.compile(
@@ -78,13 +94,36 @@ def has_solution(source: str) -> bool:
     return any(line.strip() == BEGIN_SOLUTION for line in source.splitlines())
 
 
+def assigned_names(region: str) -> list[str] | None:
+    """The names a solution region assigns, if it does nothing else; else ``None``.
+
+    ``"my_effect = -0.02  # why"`` gives ``["my_effect"]``; a ``def``, a call, or an assignment to
+    an attribute or a tuple gives ``None`` (such a region is stubbed with :data:`STUB`).
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(region))
+    except SyntaxError:
+        return None
+    names = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.Assign | ast.AnnAssign):
+            return None
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            return None
+        names += [t.id for t in targets if t.id not in names]
+    return names or None
+
+
 def stub_solutions(source: str, *, where: str, placeholder: str = STUB, strict: bool = True) -> str:
     """Replace every marked solution region of ``source`` by ``placeholder``.
 
     Args:
         source: a cell's source text.
         where: names the cell in error messages, e.g. ``"chapters/01.ipynb cell 7"``.
-        placeholder: the line written, at the ``BEGIN`` marker's indentation, instead of a region.
+        placeholder: the line written, at the ``BEGIN`` marker's indentation, instead of a region
+            (for code, ``strict``: instead of a region that only assigns names, one
+            :data:`VALUE_STUB` line per name).
         strict: refuse a line that mentions a marker without being one (used for code cells;
             markdown may talk *about* the markers).
 
@@ -97,6 +136,7 @@ def stub_solutions(source: str, *, where: str, placeholder: str = STUB, strict: 
     """
     out: list[str] = []
     open_line: int | None = None
+    region: list[str] = []
     for number, line in enumerate(source.splitlines(keepends=True), start=1):
         stripped = line.strip()
         for marker in (BEGIN_SOLUTION, END_SOLUTION):
@@ -115,6 +155,7 @@ def stub_solutions(source: str, *, where: str, placeholder: str = STUB, strict: 
             indent = line[: len(line) - len(line.lstrip())]
             newline = "\n" if line.endswith("\n") else ""
             out.append(f"{indent}{placeholder}{newline}")
+            region = []
         elif stripped == END_SOLUTION:
             if open_line is None:
                 raise ValueError(
@@ -122,10 +163,16 @@ def stub_solutions(source: str, *, where: str, placeholder: str = STUB, strict: 
                     "before it"
                 )
             open_line = None
+            names = assigned_names("".join(region)) if strict else None
+            if names:  # a value exercise: keep the names, without their values
+                newline = "\n" if out[-1].endswith("\n") else ""
+                out[-1] = "\n".join(indent + VALUE_STUB.format(name=n) for n in names) + newline
             if not line.endswith("\n"):  # the region ends the cell: so does the placeholder
                 out[-1] = out[-1].rstrip("\n")
         elif open_line is None:
             out.append(line)
+        else:
+            region.append(line)
     if open_line is not None:
         raise ValueError(
             f"{where}: {BEGIN_SOLUTION!r} at line {open_line} is never closed by {END_SOLUTION!r}"
@@ -146,6 +193,14 @@ def reword_marker_mentions(source: str) -> str:
         return lead + STUB_MENTION
 
     return _MARKER_MENTION.sub(replace, source)
+
+
+def _drop_tags(cell: dict, drop: tuple[str, ...]) -> None:
+    tags = [t for t in _tags(cell) if t not in drop]
+    if tags:
+        cell["metadata"]["tags"] = tags
+    else:
+        cell.get("metadata", {}).pop("tags", None)
 
 
 def _add_tag(cell: dict, tag: str) -> None:
@@ -189,6 +244,8 @@ def student_notebook(nb: nbformat.NotebookNode, *, name: str) -> nbformat.Notebo
                 )
             stubbed = has_solution(source)
             cell.source = stub_solutions(source, where=where)
+            if stubbed:  # the student edits this cell: it is shown, never folded
+                _drop_tags(cell, HIDING_TAGS)
             if stubbed or raise_next:  # a stub, or the self-check of the exercise just stubbed
                 _add_tag(cell, RAISES_TAG)
                 _add_tag(cell, REMOVE_OUTPUT_TAG)

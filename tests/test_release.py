@@ -1,0 +1,111 @@
+"""scripts/release.py and the pin: ``rnnlab.pinned_ref`` must be a ref of this repository, and
+``make release`` makes one (run on a clone of this repository, with real git)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rnnlab import colab
+from rnnlab.student import stale_student_copies
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_release():
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("release", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+release = _load_release()
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def resolves(root: Path, ref: str) -> bool:
+    """Whether ``ref`` names a commit of the repository at ``root``."""
+    return (
+        subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"{ref}^{{commit}}"],
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    )
+
+
+def test_the_pinned_ref_resolves_in_this_repository() -> None:
+    """Every bootstrap checks out ``rnnlab.pinned_ref``: it must exist here (a tag: a fresh
+    ``git clone`` copies tags; GitHub Actions needs ``fetch-depth: 0``). If this fails, run
+    ``make release VERSION=x.y.z`` and push the tag."""
+    _url, ref = colab.read_pins(ROOT / "_config.yml")
+    assert resolves(ROOT, ref), (
+        f"rnnlab.pinned_ref {ref!r} is not a commit of this repository: every Colab bootstrap "
+        "would fail; run `make release VERSION=x.y.z` (it tags and syncs the pins)"
+    )
+    assert not resolves(ROOT, "v0.0.404-no-such-tag")  # the check can fail
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    _git(tmp_path, "clone", "-q", str(ROOT), str(repo))
+    _git(repo, "config", "user.name", "Release Test")
+    _git(repo, "config", "user.email", "release@example.invalid")
+    return repo
+
+
+def test_release_tags_a_commit_whose_notebooks_pin_that_tag(clone: Path, capsys) -> None:
+    head = _git(clone, "rev-parse", "HEAD")
+    assert release.main(["9.9.9", "--root", str(clone)]) == 0
+    assert "git push origin" in capsys.readouterr().out
+    _url, ref = colab.read_pins(clone / "_config.yml")
+    assert ref == "v9.9.9" and resolves(clone, ref)
+    assert _git(clone, "cat-file", "-t", "v9.9.9") == "tag"  # annotated
+    assert _git(clone, "rev-parse", "v9.9.9^{commit}") == _git(clone, "rev-parse", "HEAD")
+    assert _git(clone, "rev-parse", "HEAD~1") == head
+    assert _git(clone, "status", "--porcelain", "--untracked-files=no") == ""
+    assert release.check_pins(clone) == []
+    assert not stale_student_copies(clone / "chapters", clone / "student" / "chapters")
+    assert 'version = "9.9.9"' in (clone / "pyproject.toml").read_text()
+    assert '__version__ = "9.9.9"' in (clone / "lib" / "rnnlab" / "__init__.py").read_text()
+    # what the tag holds: the notebooks at the tag check out the tag
+    nb = json.loads(_git(clone, "show", "v9.9.9:student/chapters/02_lab_a_classification.ipynb"))
+    assert 'RNNLAB_REF = "v9.9.9"' in "".join(nb["cells"][0]["source"])
+
+
+def test_release_refuses_bad_versions_existing_tags_and_dirty_trees(clone: Path, capsys) -> None:
+    assert release.main(["1.2", "--root", str(clone)]) == 2
+    assert "MAJOR.MINOR.PATCH" in capsys.readouterr().err
+    _git(clone, "tag", "-a", "v8.8.8", "-m", "x")
+    assert release.main(["8.8.8", "--root", str(clone)]) == 2
+    assert "exists already" in capsys.readouterr().err
+    (clone / "README.md").write_text("edited\n")
+    assert release.main(["9.9.9", "--root", str(clone)]) == 2
+    assert "clean" in capsys.readouterr().err
+    assert not resolves(clone, "v9.9.9")
+
+
+def test_check_pins_names_a_notebook_with_another_pin(clone: Path) -> None:
+    path = clone / "student" / "chapters" / "01_counting_parameters.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"][0]["source"] = [
+        line.replace('REF = "', 'REF = "old-') for line in nb["cells"][0]["source"]
+    ]
+    path.write_text(json.dumps(nb))
+    assert release.check_pins(clone) == [
+        "student/chapters/01_counting_parameters.ipynb: its bootstrap does not check out "
+        + colab.read_pins(clone / "_config.yml")[1]
+    ]
