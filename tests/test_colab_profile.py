@@ -110,7 +110,9 @@ def test_run_lab_prints_the_plan_and_estimate_before_it_starts(
         seen.append(capsys.readouterr().out)  # what was printed before any run started
         return SweepRecords()
 
-    monkeypatch.setattr(labs, "run_sweep", fake_run_sweep)
+    import rnnlab.sweep
+
+    monkeypatch.setattr(rnnlab.sweep, "run_sweep", fake_run_sweep)  # run_console's sweep
     labs.run_lab("lab-d", profile=None, out=tmp_path / "d.jsonl")
     (before,) = seen
     assert "profile colab" in before and labs.colab_estimate("lab-d").describe() in before
