@@ -163,6 +163,23 @@ def scale_map_lines(results_dir: str | Path) -> list[str]:
     ]
 
 
+def convergence_lines(results_dir: str | Path) -> list[str]:
+    """Claim (b) trained to convergence (:mod:`rnnlab.converge`), from
+    ``<results_dir>/converge/reference.jsonl``: provisional until every reporting run of the
+    design is in (:func:`rnnlab.converge_report.report_lines`)."""
+    from rnnlab import converge_report
+
+    path = Path(results_dir) / "converge" / "reference.jsonl"
+    records = load_results(path) if path.exists() else []
+    return [
+        "",
+        "**Claim (b) at convergence** (held-out files, each length tuned itself, dropout as a "
+        "regularisation control; reference profile, cpu; Lab B shows the design and its plan):",
+        "",
+        *converge_report.report_lines("reference", records),
+    ]
+
+
 def operator_lines(results_dir: str | Path) -> list[str]:
     """ListOps accuracy per root operator, from ``<results_dir>/lab-c-cpu-by-operator.json``
     (written by ``scripts/listops_by_operator.py``, which replays committed Lab C runs): per
@@ -226,6 +243,7 @@ def findings_markdown(results_dir: str | Path) -> str:
             f"{r['runs']} of {r['runs_expected']}{complete} |"
         )
     lines += scale_map_lines(results_dir)
+    lines += convergence_lines(results_dir)
     lines += operator_lines(results_dir)
     lines += ["", "The claims, as the seed states them, and what the literature reports:", ""]
     seen = set()
