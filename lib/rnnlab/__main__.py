@@ -185,7 +185,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from rnnlab import findings
+    from rnnlab import answer, findings
     from rnnlab.paths import repo_root, results_dir
 
     page = Path(args.page) if args.page else repo_root() / "chapters" / "05_findings.md"
@@ -193,8 +193,13 @@ def cmd_findings(args: argparse.Namespace) -> int:
         text = page.read_text(encoding="utf-8")
         page.write_text(findings.splice(text, findings.findings_markdown(results_dir())))
         print(f"wrote {page}")
+        if not args.page:  # the "What we found" blocks (intro, Findings) and their figure
+            for path in answer.write(repo_root(), results_dir()):
+                print(f"wrote {path}")
         return 0
     diff = findings.check_page(page, results_dir())
+    if not args.page:
+        diff += answer.check(repo_root(), results_dir())
     if diff:
         print("\n".join(diff))
         print(f"{page} disagrees with data/results/: run python -m rnnlab findings --write")
