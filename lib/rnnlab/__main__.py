@@ -185,7 +185,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from rnnlab import answer, findings
+    from rnnlab import answer, findings, guide
     from rnnlab.paths import repo_root, results_dir
 
     page = Path(args.page) if args.page else repo_root() / "chapters" / "05_findings.md"
@@ -194,12 +194,12 @@ def cmd_findings(args: argparse.Namespace) -> int:
         page.write_text(findings.splice(text, findings.findings_markdown(results_dir())))
         print(f"wrote {page}")
         if not args.page:  # the "What we found" blocks (intro, Findings) and their figure
-            for path in answer.write(repo_root(), results_dir()):
+            for path in [*answer.write(repo_root(), results_dir()), guide.write(repo_root())]:
                 print(f"wrote {path}")
         return 0
     diff = findings.check_page(page, results_dir())
     if not args.page:
-        diff += answer.check(repo_root(), results_dir())
+        diff += answer.check(repo_root(), results_dir()) + guide.check(repo_root())
     if diff:
         print("\n".join(diff))
         print(f"{page} disagrees with data/results/: run python -m rnnlab findings --write")
