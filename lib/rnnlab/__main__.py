@@ -350,7 +350,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--device")
     rp.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
     rp.set_defaults(func=cmd_reproduce)
-    f = sub.add_parser("findings", help="check (or --write) the Findings page against the data")
+    f = sub.add_parser(
+        "findings",
+        help="check (or --write) the Findings page, the 'What we found' blocks of the intro and "
+        "Findings (and their figure) against the data, and the guide's goals against the chapters",
+    )
     f.add_argument("--write", action="store_true")
     f.add_argument("--page")
     f.set_defaults(func=cmd_findings)
