@@ -425,7 +425,7 @@ def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -
         for r in rows
     ]
     if lab_name == "lab-b":
-        lines.append(f"- **The scale map:** {map_sentence(scale_map(results_dir))}")
+        lines.append(f"- {map_sentence(scale_map(results_dir))}")
     return "\n".join(lines)
 
 
