@@ -31,6 +31,7 @@ from pathlib import Path
 
 import torch
 
+from rnnlab.labs import CPU_TARGET_MINUTES
 from rnnlab.paths import results_dir
 from rnnlab.sweep import git_commit, load_results
 
@@ -116,7 +117,7 @@ def main() -> None:
                         "command": " ".join(["python", "benchmarks/time_labs.py", *sys.argv[1:]]),
                         "note": args.note,
                     },
-                    "target_minutes": 30,
+                    "target_minutes": CPU_TARGET_MINUTES,
                     "rows": rows,
                 }
                 args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -127,3 +127,18 @@ def test_depth_cost_figure_plots_rows_per_budget_and_rejects_none() -> None:
     assert list(gen_ax.get_lines()[0].get_ydata()) == pytest.approx([100.0, 200.0, 400.0])
     with pytest.raises(ValueError, match="rows"):
         plots.depth_cost_figure([], title="t")
+
+
+def test_scale_map_overview_draws_one_panel_per_depth_and_marks_missing_cells() -> None:
+    from rnnlab import answer
+    from rnnlab.paths import results_dir
+
+    m = answer.scale_map(results_dir())
+    cells = {2: m.cells[2][:-1], 4: m.cells[4]}  # one cell of L=2 left out: "not run"
+    fig = plots.scale_map_overview(cells, rows=m.budgets, cols=m.lengths, title="t", source="s")
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("not run") == 1
+    assert sum(t.endswith(c.comparison.verdict) for t in texts for c in m.cells[2][:1]) >= 1
+    with pytest.raises(ValueError, match="maps"):
+        plots.scale_map_overview({}, rows=[1], cols=[1], title="t")

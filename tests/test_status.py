@@ -64,14 +64,16 @@ def test_summary_groups_and_totals(tmp_path: Path) -> None:
     assert cpu["wall_time_s"] == pytest.approx(105.5)
     assert cpu["wall_time"] == "1 min 46 s"
     assert cpu["dates"] == "2026-11-30 to 2026-12-02"
-    assert cpu["commits"] == "0123456, fedcba9"
+    assert cpu["commits"] == "0123456, fedcba9" and cpu["n_commits"] == 2
     assert cpu["versions"] == "python 3.11.7, torch 2.13.0"
     assert rows[1]["wall_time"] == "1 h 06 min"
     assert rows[2]["dates"] == "2026-12-01"
 
     text = status.results_table_markdown(tmp_path)
     lines = text.splitlines()
-    assert lines[0].startswith("| File | Lab | Profile | Device | Versions | Runs |")
+    assert lines[0].startswith("| File | Lab | Profile | Device | Runs |")
+    assert "*python 3.11.7, torch 2.13.0*" in text  # versions below the table, not in a column
+    assert "0123456" not in text  # the page counts commits; the files list them
     assert len(lines[2].split(" | ")) == len(status.COLUMNS)
     assert "5 runs in 2 files" in text
 
@@ -150,7 +152,8 @@ def _walltime_file(tmp_path: Path, minutes: float) -> Path:
 def test_lab_walltime_table_checks_the_target(tmp_path: Path) -> None:
     text = status.lab_walltime_markdown(_walltime_file(tmp_path, 12.4))
     assert "| lab-a | 12.4 min | yes | 2 | 117 of 117 runs identical" in text
-    assert "Measured 2026-12-02 on 2 CPU cores" in text and "; idle." in text
+    assert "Measured 2026-12-02 on 2 CPU cores" in text
+    assert "idle" not in text and "+dirty" not in text  # no internal notes on the page
     slow = status.lab_walltime_markdown(_walltime_file(tmp_path, 31.0))
     assert "| lab-a | 31.0 min | **no** |" in slow
 
@@ -254,3 +257,34 @@ def test_design_progress_of_the_committed_results_agrees_with_the_designs() -> N
         records = load_results(results / row["file"])
         assert (row["state"] == "complete") == spec.is_complete(records)
         assert row["runs"] == len(records)
+
+
+def test_lab_time_reads_provenance_and_the_benchmark(tmp_path: Path) -> None:
+    from rnnlab.paths import results_dir
+    from rnnlab.sweep import load_results
+
+    bench = _walltime_file(tmp_path, 12.5)  # measures lab-a only
+    records = load_results(results_dir() / "lab-a-cpu.jsonl")
+    t = status.lab_time("lab-a", "cpu", bench=bench)
+    assert t.runs == len(records) and t.wall_s == 12.5 * 60 and t.jobs == 2
+    assert t.compute_s == sum(r["wall_time_s"] for r in records) and t.target_minutes == 30
+    assert f"{len(records):,} runs (tuning included)" in t.text() and "12 min 30 s" in t.text()
+    none = status.lab_time("lab-b", "cpu", results_dir=tmp_path, bench=bench)
+    assert none.runs == 0 and "no measured time" in none.text()
+    unmeasured = status.lab_time("lab-d", "cpu", bench=bench)
+    assert unmeasured.runs and unmeasured.wall_s is None
+    assert "has not been measured" in unmeasured.text()
+    assert "| lab-d | not measured |" in status.lab_walltime_markdown(bench)
+
+
+def test_the_cpu_target_has_one_source() -> None:
+    """README's profile table, the profile's target and the benchmark's target are one number."""
+    from rnnlab.labs import CPU_TARGET_MINUTES, PROFILES
+    from rnnlab.paths import repo_root
+
+    readme = (repo_root() / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `cpu` |"))
+    assert f"<= {CPU_TARGET_MINUTES} min" in row
+    assert f"<= {CPU_TARGET_MINUTES} min" in PROFILES["cpu"].target
+    bench = json.loads((repo_root() / "data" / "bench" / "lab-walltime-cpu.json").read_text())
+    assert bench["target_minutes"] == CPU_TARGET_MINUTES

@@ -200,7 +200,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from rnnlab import findings
+    from rnnlab import answer, findings, guide
     from rnnlab.paths import repo_root, results_dir
 
     page = Path(args.page) if args.page else repo_root() / "chapters" / "05_findings.md"
@@ -208,8 +208,13 @@ def cmd_findings(args: argparse.Namespace) -> int:
         text = page.read_text(encoding="utf-8")
         page.write_text(findings.splice(text, findings.findings_markdown(results_dir())))
         print(f"wrote {page}")
+        if not args.page:  # the "What we found" blocks (intro, Findings) and their figure
+            for path in [*answer.write(repo_root(), results_dir()), guide.write(repo_root())]:
+                print(f"wrote {path}")
         return 0
     diff = findings.check_page(page, results_dir())
+    if not args.page:
+        diff += answer.check(repo_root(), results_dir()) + guide.check(repo_root())
     if diff:
         print("\n".join(diff))
         print(f"{page} disagrees with data/results/: run python -m rnnlab findings --write")
@@ -403,7 +408,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--device")
     rp.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
     rp.set_defaults(func=cmd_reproduce)
-    f = sub.add_parser("findings", help="check (or --write) the Findings page against the data")
+    f = sub.add_parser(
+        "findings",
+        help="check (or --write) the Findings page, the 'What we found' blocks of the intro and "
+        "Findings (and their figure) against the data, and the guide's goals against the chapters",
+    )
     f.add_argument("--write", action="store_true")
     f.add_argument("--page")
     f.set_defaults(func=cmd_findings)

@@ -84,12 +84,10 @@ def compute_table(lab: Lab):
         spec = lab.sweep(name)
         recs = load_reference(lab.name, name) if prof.evidence else []
         if recs:
-            wall = sum(r["wall_time_s"] for r in recs)
+            from rnnlab.status import lab_time
+
             devices = sorted({r["device_name"] for r in recs})
-            time = (
-                f"{minutes(wall)} of compute on {', '.join(devices)} (measured, "
-                f"{len(recs)} runs; about half that on 2 cores)"
-            )
+            time = f"{lab_time(lab.name, name).text()}; on {', '.join(devices)}"
         elif prof.evidence:
             time = "not measured yet (no committed results)"
         else:

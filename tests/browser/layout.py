@@ -13,6 +13,10 @@ Used by ``test_site_layout.py``. Each function takes a Playwright page that has 
   their box, or whose box sticks out of the page column, with no ancestor (or the element
   itself) that scrolls horizontally (``overflow-x: auto`` or ``scroll``): that content is
   clipped or runs off the page.
+* :func:`sideways_tables` -- tables a reader must scroll sideways to read (none at 1280 px);
+  :func:`scroll_boxes_without_cue` -- on a phone, a table box that scrolls sideways without
+  the visible cue of ``_theme/course.js``; :func:`below_the_fold` -- elements not on the first
+  screen (the answer of the intro and Findings must be).
 * :func:`low_contrast_text` -- text in tables, notebook outputs and the explorer whose colour
   contrast against its effective background (the first ancestor with an opaque background) is
   below the WCAG AA minimum (4.5:1; 3:1 for large text).
@@ -195,3 +199,75 @@ CONTRAST_SELECTOR = (
     "table th, table td, table caption, table code, .cell_output *, "
     ".rnnlab-live-explorer *, .jp-OutputArea-output *"
 )
+
+
+def sideways_tables(page) -> list[str]:
+    """Visible tables a reader has to scroll sideways to read: the table, or the box that
+    scrolls it, is wider inside than it is shown. At a desktop width every table should fit
+    its column (``_theme/course.css`` wraps cells); on a phone a scroll box is fine, with a cue
+    (:func:`scroll_boxes_without_cue`)."""
+    return page.evaluate(
+        "() => {"
+        + _COLUMN_JS
+        + """
+        const found = [];
+        for (const table of document.querySelectorAll('.bd-article table')) {
+          if (!rnnlabVisible(table)) continue;
+          let box = table;
+          for (let node = table; node && node.nodeType === 1 && node !== document.body;
+               node = node.parentElement) {
+            const ox = getComputedStyle(node).overflowX;
+            if (ox === 'auto' || ox === 'scroll') { box = node; break; }
+          }
+          if (box.scrollWidth > box.clientWidth + 1 || table.scrollWidth > table.clientWidth + 1) {
+            found.push(rnnlabDescribe(table) + ' (content ' + Math.max(box.scrollWidth,
+                       table.scrollWidth) + ' px in a box of ' + box.clientWidth + ' px)');
+          }
+        }
+        return found;
+      }"""
+    )
+
+
+def scroll_boxes_without_cue(page, cue_class: str = "rnnlab-scrolls") -> list[str]:
+    """Visible tables that overflow a box that scrolls sideways, where that box does not carry
+    ``cue_class`` (``_theme/course.js`` adds it; ``course.css`` then shows a line saying the
+    table scrolls, and a shadow on its right edge)."""
+    return page.evaluate(
+        "(cue) => {"
+        + _COLUMN_JS
+        + """
+        const found = [];
+        for (const table of document.querySelectorAll('.bd-article table')) {
+          if (!rnnlabVisible(table)) continue;
+          for (let node = table.parentElement; node && node.nodeType === 1 &&
+               node !== document.body; node = node.parentElement) {
+            const ox = getComputedStyle(node).overflowX;
+            if (ox !== 'auto' && ox !== 'scroll') continue;
+            if (node.scrollWidth > node.clientWidth + 1 && !node.classList.contains(cue)) {
+              found.push(rnnlabDescribe(table) + ' scrolls sideways with no cue');
+            }
+            break;
+          }
+        }
+        return found;
+      }""",
+        cue_class,
+    )
+
+
+def below_the_fold(page, selector: str) -> list[str]:
+    """The elements matching ``selector`` whose bottom edge is below the first screen (the
+    viewport's height, the page scrolled to its top), or a note that none matched."""
+    return page.evaluate(
+        """(selector) => {
+        window.scrollTo(0, 0);
+        const els = Array.from(document.querySelectorAll(selector));
+        if (!els.length) return ['nothing matches ' + selector];
+        return els.filter(el => el.getBoundingClientRect().bottom > window.innerHeight)
+          .map(el => el.tagName.toLowerCase() + ' "' + (el.innerText || '').slice(0, 60)
+               + '" ends at ' + Math.round(el.getBoundingClientRect().bottom) + ' px of '
+               + window.innerHeight);
+      }""",
+        selector,
+    )

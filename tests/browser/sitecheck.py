@@ -13,7 +13,7 @@ What counts, precisely (also in README, "Browser tests"):
   TeX is left in the reader-visible text (outside ``pre``, ``code``, ``kbd``, ``samp``,
   ``script``, ``style``, ``textarea`` and MathJax's own output): no ``$$``, ``\\(``, ``\\)``,
   ``\\[``, ``\\]``, ``\\begin{`` and no ``$...$`` whose content looks like TeX (a backslash,
-  ``^``, ``_`` or braces).
+  ``^``, ``_`` or braces) or like a formula (:data:`PLAIN_DOLLAR_MATH`: ``$L + T - 1$``).
 * **Alt text** -- every ``<img>`` has an ``alt`` that is not blank and is not just the image's
   file name or path (docutils falls back to the URI when a notebook output has no alt text, so
   ``alt="../_images/3f2a.png"`` counts as missing).
@@ -59,6 +59,10 @@ NON_PROSE_TAGS = frozenset(
 )
 RAW_TEX = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\\begin\{")
 TEX_LIKE_DOLLARS = re.compile(r"\$[^$\n]*[\\^_{}][^$\n]*\$")
+# A formula left in dollars even without TeX characters ("$L + T - 1$", "$4dm + (9L-4),dp$"):
+# a dollar, then up to 80 characters on one line with a letter in them, not starting or ending
+# with a space, then a dollar ("It costs $5 and $6" does not match: the span ends with a space).
+PLAIN_DOLLAR_MATH = re.compile(r"\$(?=[^\s$])(?=[^$\n]{0,79}[A-Za-z])[^$\n]{1,80}?(?<=[^\s$])\$")
 IMAGE_FILE = re.compile(r"^[\w./%-]+\.(png|jpe?g|gif|svg|webp|bmp)$", re.IGNORECASE)
 LOADING_LINK_RELS = frozenset(
     "stylesheet icon preload modulepreload prefetch manifest apple-touch-icon".split()
@@ -166,7 +170,7 @@ def math_problems(html: str | Element) -> list[str]:
             message = el.attrs.get("data-mjx-error") or " ".join(el.text().split())
             problems.append(f"MathJax error in a formula: {message}")
     prose = root.text(skip=NON_PROSE_TAGS)
-    for pattern in (RAW_TEX, TEX_LIKE_DOLLARS):
+    for pattern in (RAW_TEX, TEX_LIKE_DOLLARS, PLAIN_DOLLAR_MATH):
         for match in pattern.finditer(prose):
             start = max(0, match.start() - 40)
             context = " ".join(prose[start : match.end() + 40].split())

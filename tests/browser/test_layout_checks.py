@@ -73,3 +73,47 @@ def test_overflow_flags_clipped_table_and_formula_not_scrolling_ones(synthetic) 
 def test_contrast_flags_dark_text_on_dark_background(synthetic) -> None:
     found = low_contrast_text(synthetic, "table td")
     assert [f["element"] for f in found] == ['td "hard to read"'], found
+
+
+TABLES = """<!doctype html><html><head><style>
+body { margin: 0; } .bd-main { width: 1000px; } .box { overflow-x: auto; width: 400px; }
+</style></head><body><main class="bd-main"><article class="bd-article">
+<div class="box" id="wide"><table><tr><td style="min-width: 900px">wide in a box</td></tr>
+</table></div>
+<div class="box rnnlab-scrolls" id="cued"><table><tr><td style="min-width: 900px">wide, cued</td>
+</tr></table></div>
+<div class="box"><table><tr><td>fits its box</td></tr></table></div>
+<h2 id="answer">What we found</h2>
+<div style="height: 2000px"></div><p id="late">far below</p>
+</article></main></body></html>"""
+
+
+@pytest.fixture
+def tables_page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_content(TABLES, wait_until="load")
+    yield page
+    context.close()
+
+
+def test_sideways_tables_flags_tables_that_scroll_not_ones_that_fit(tables_page) -> None:
+    from layout import sideways_tables
+
+    found = sideways_tables(tables_page)
+    assert len(found) == 2 and all("wide" in f for f in found), found
+
+
+def test_scroll_boxes_without_cue_flags_the_uncued_box_only(tables_page) -> None:
+    from layout import scroll_boxes_without_cue
+
+    found = scroll_boxes_without_cue(tables_page)
+    assert len(found) == 1 and "wide in a box" in found[0], found
+
+
+def test_below_the_fold_flags_what_is_off_the_first_screen(tables_page) -> None:
+    from layout import below_the_fold
+
+    assert below_the_fold(tables_page, "#answer") == []
+    assert below_the_fold(tables_page, "#late")
+    assert below_the_fold(tables_page, "#missing") == ["nothing matches #missing"]

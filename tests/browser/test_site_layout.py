@@ -3,6 +3,11 @@
 * At 1280 px and at 390 px (a phone) wide: no image is shown below 80% of
   ``min(natural width, page column)``, and no table or formula overflows without a way to
   scroll it (``layout.small_images``, ``layout.overflowing_elements``).
+* At 1280 px no table needs a sideways scroll; at 390 px a table may scroll inside its box, and
+  that box shows the cue of ``_theme/course.js`` (``layout.sideways_tables``,
+  ``layout.scroll_boxes_without_cue``).
+* At 1280 px the answer ("What we found", its heading and its first paragraph) is on the first
+  screen of the intro and of the Findings page (``layout.below_the_fold``).
 * In dark mode (``prefers-color-scheme: dark``, which the theme follows by default): the text of
   tables, notebook outputs and the Chapter 1 explorer has WCAG AA contrast against its background.
 
@@ -17,9 +22,12 @@ import pytest
 from conftest import SITES, require_site
 from layout import (
     CONTRAST_SELECTOR,
+    below_the_fold,
     image_sizes,
     low_contrast_text,
     overflowing_elements,
+    scroll_boxes_without_cue,
+    sideways_tables,
     small_images,
 )
 from probe import PageReport, _wait_for_mathjax, _wait_for_widgets
@@ -84,6 +92,11 @@ def test_images_tables_and_formulas_fit(
         problems += [
             f"[{width} px] overflows without scrolling: {p}" for p in overflowing_elements(page)
         ]
+        if width >= 1280:  # a desktop: every table fits its column
+            wide = sideways_tables(page)
+            problems += [f"[{width} px] needs a sideways scroll: {p}" for p in wide]
+        else:  # a phone: a table may scroll, with a visible cue
+            problems += [f"[{width} px] {p}" for p in scroll_boxes_without_cue(page)]
     finally:
         page.close()
     layout_findings.append((path, problems))
@@ -105,3 +118,20 @@ def test_dark_mode_text_is_legible(page_path, contexts, servers) -> None:
         f"{f['element']}: {f['color']} on {f['background']}, {f['ratio']}:1 < {f['required']}:1"
         for f in found[:15]
     )
+
+
+#: The pages that open with the answer, and what of it must be on the first screen.
+ANSWER_PAGES = ("intro.html", "chapters/05_findings.html")
+ANSWER_SELECTOR = "#what-we-found > h2, #what-we-found > h2 + p"
+
+
+@pytest.mark.parametrize("site", ["instructor", "student"])
+@pytest.mark.parametrize("path", ANSWER_PAGES)
+def test_the_answer_is_above_the_fold(site, path, contexts, servers) -> None:
+    require_site(site, path if (SITES[site][0] / path).is_file() else None)
+    page = _open(contexts, servers, site, path, 1280)
+    try:
+        late = below_the_fold(page, ANSWER_SELECTOR)
+    finally:
+        page.close()
+    assert not late, f"{site}:{path}: the answer is not on the first screen at 1280 px: {late}"

@@ -44,7 +44,16 @@ def test_untypeset_formula_fails() -> None:
 
 @pytest.mark.parametrize(
     "prose",
-    [r"$$P = 4d^2$$", r"where \(d\) is", r"\[ x \]", r"\begin{align} x \end{align}", "$d_1$"],
+    [
+        r"$$P = 4d^2$$",
+        r"where \(d\) is",
+        r"\[ x \]",
+        r"\begin{align} x \end{align}",
+        "$d_1$",
+        "holds $4dm + (9L-4),dp + 8Ld$ parameters",  # the design summary, before the fix
+        "needs only $L + T - 1$ steps",
+        "by $L$ layers",
+    ],
 )
 def test_raw_tex_in_prose_fails(prose: str) -> None:
     assert math_problems(f"<p>{prose}</p>"), prose
@@ -56,6 +65,7 @@ def test_raw_tex_in_prose_fails(prose: str) -> None:
         r"<pre>plt.title(r'$\alpha$')</pre>",
         r"<p>Call <code>f(r'\(x\)')</code> here.</p>",
         "<p>It costs $5 and $6.</p>",
+        "<p>From $5-$6, or $7 with the tax.</p>",
         "<script>var a = '$$';</script>",
     ],
 )

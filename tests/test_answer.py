@@ -1,0 +1,86 @@
+"""The "What we found" blocks of the intro and the Findings page agree with the committed data,
+and each part of them is computed (a changed result changes the text)."""
+
+from dataclasses import replace
+
+import pytest
+
+from rnnlab import answer
+from rnnlab.paths import repo_root, results_dir
+
+
+@pytest.fixture(scope="module")
+def scale_map():
+    return answer.scale_map(results_dir())
+
+
+def test_blocks_and_figure_are_in_sync_with_data():
+    problems = answer.check(repo_root(), results_dir())
+    assert not problems, "run `python -m rnnlab findings --write`:\n" + "\n".join(problems[:40])
+
+
+def test_the_answer_comes_first_on_both_pages():
+    for page in answer.PAGES:
+        text = (repo_root() / page).read_text()
+        title, rest = text.split("\n", 1)
+        assert title.startswith("# ")
+        # nothing but one short paragraph between the title and the answer
+        before = rest.split(answer.BEGIN)[0].strip()
+        assert len(before) < 200, (page, before)
+        assert "## What we found" in rest.split(answer.END)[0]
+
+
+def test_every_claim_has_one_line_with_its_verdict_and_scale(scale_map):
+    rows = answer.best_rows(results_dir())
+    block = answer.answer_markdown(results_dir(), "", scale_map)
+    for claim, row in rows.items():
+        lines = [x for x in block.splitlines() if x.startswith(f"- **({claim})**")]
+        assert len(lines) == 1, claim
+        assert f"**{row['verdict']}**" in lines[0] and row["scale"]["text"] in lines[0]
+
+
+def test_map_sentences_follow_the_cells(scale_map):
+    """Flip every L=4 cell to supported: the headline and the bullets must say depth wins."""
+    assert scale_map.cells, "the committed scale map has results"
+    flipped = {
+        d: [replace(c, comparison=replace(c.comparison, verdict="supported")) for c in cells]
+        for d, cells in scale_map.cells.items()
+    }
+    m = replace(scale_map, cells=flipped)
+    head = "\n".join(answer.headline({}, m))
+    assert head.startswith("**Depth's advantage is supported from")
+    assert "lose clearly" not in head
+    assert "as good as or better" in "\n".join(answer.headline({}, scale_map))
+
+
+def test_a_new_verdict_label_is_counted_not_dropped(scale_map):
+    cells = scale_map.cells[min(scale_map.cells)]
+    odd = [replace(c, comparison=replace(c.comparison, verdict="not informative")) for c in cells]
+    m = replace(scale_map, cells={**scale_map.cells, min(scale_map.cells): odd})
+    bullet = answer.deep_bullet(m, min(scale_map.cells))
+    assert f"{len(cells)} not informative" in bullet
+    assert answer._tally(["supported", "not informative", "inconclusive"]) == (
+        "1 supported, 1 inconclusive, 1 not informative"
+    )
+
+
+def test_figure_digest_changes_with_the_data(scale_map, tmp_path):
+    path = answer.write_figure(scale_map, tmp_path / "f.svg")
+    assert answer.stored_digest(path) == answer.figure_digest(scale_map)
+    c = scale_map.cells[min(scale_map.cells)]
+    moved = [replace(c[0], comparison=replace(c[0].comparison, effect=c[0].comparison.effect + 1))]
+    m = replace(scale_map, cells={**scale_map.cells, min(scale_map.cells): moved + c[1:]})
+    assert answer.figure_digest(m) != answer.stored_digest(path)
+    assert answer.stored_digest(tmp_path / "missing.svg") is None
+
+
+def test_lab_summaries_state_their_own_result():
+    b = answer.lab_summary_markdown("lab-b")
+    assert "**(b)**" in b and "scale map" in b
+    a = answer.lab_summary_markdown("lab-a")
+    assert "**(a)**" in a and "**(b)**" not in a
+
+
+def test_splice_needs_markers():
+    with pytest.raises(ValueError, match="markers"):
+        answer.splice("no markers", "x")
