@@ -1,19 +1,22 @@
-"""Make a release: the pinned ref every Colab bootstrap checks out, as an annotated git tag.
+"""Make a release: the commit every Colab bootstrap checks out, tagged ``v<VERSION>``.
 
 ``make release VERSION=0.2.0`` runs this. In a clean working tree on the branch the website is
 built from, it
 
-1. writes the version into ``pyproject.toml`` and ``lib/rnnlab/__init__.py`` and the tag
-   ``v<VERSION>`` into ``_config.yml`` (``rnnlab.pinned_ref``, the one place the pin lives);
-2. rewrites every notebook's bootstrap cell from it (``python -m rnnlab.colab sync``) and the
-   committed student copies (``student/chapters/``, :mod:`rnnlab.student`);
-3. checks that every notebook, instructor and student, now checks out exactly that tag;
-4. commits those files ("Release v<VERSION>") and creates the annotated tag ``v<VERSION>`` on
-   that commit, so the tag holds notebooks that pin the tag itself.
+1. writes the version into ``pyproject.toml`` and ``lib/rnnlab/__init__.py``, commits them
+   ("Release v<VERSION>": the released library) and creates the annotated tag ``v<VERSION>`` on
+   that commit;
+2. writes that commit's full hash into ``_config.yml`` (``rnnlab.pinned_ref``, the one place
+   the pin lives), rewrites every notebook's bootstrap cell from it (``python -m rnnlab.colab
+   sync``) and the committed student copies (``student/chapters/``, :mod:`rnnlab.student`);
+3. checks that every notebook, instructor and student, now checks out exactly that commit, and
+   commits those files.
 
-Then publish both: ``git push origin <branch> v<VERSION>``. ``tests/test_colab.py`` fails while
-``rnnlab.pinned_ref`` does not resolve in the repository (``git rev-parse REF^{commit}``); a
-``git clone`` copies tags, so a fresh clone passes.
+The pin is a commit hash, not the tag name: a hash resolves in every full clone of the branch
+(tags travel only when they are pushed), and it cannot be moved. The tag names the same commit
+for people. Publish both: ``git push origin <branch> v<VERSION>``. ``tests/test_release.py``
+fails while ``rnnlab.pinned_ref`` does not resolve in the repository
+(``git rev-parse REF^{commit}``), and when the tag, where present, names another commit.
 
 Usage::
 
@@ -49,11 +52,15 @@ def _replace_once(pattern: re.Pattern, repl: str, text: str, where: str) -> str:
     return new
 
 
-def set_version(root: Path, version: str) -> str:
-    """Write ``version`` and the tag ``v<version>`` into the three files; return the tag."""
-    tag = f"v{version}"
+def set_pin(root: Path, ref: str) -> None:
+    """Write ``ref`` into ``_config.yml`` as ``rnnlab.pinned_ref``."""
     config = root / "_config.yml"
-    config.write_text(_replace_once(_PIN_LINE, rf"\g<1>{tag}\g<2>", config.read_text(), "_config"))
+    config.write_text(_replace_once(_PIN_LINE, rf"\g<1>{ref}\g<2>", config.read_text(), "_config"))
+
+
+def set_version(root: Path, version: str) -> str:
+    """Write ``version`` into ``pyproject.toml`` and ``__init__.py``; return the tag name."""
+    tag = f"v{version}"
     pyproject = root / "pyproject.toml"
     pyproject.write_text(
         _replace_once(_PYPROJECT_VERSION, f'version = "{version}"', pyproject.read_text(), "pyp")
@@ -114,16 +121,19 @@ def release(root: Path, version: str) -> str:
     from rnnlab.student import write_student_copies
 
     set_version(root, version)
+    _git(root, "add", "--", "pyproject.toml", "lib/rnnlab/__init__.py")
+    _git(root, "commit", "-q", "-m", f"Release {tag}")
+    _git(root, "tag", "-a", tag, "-m", f"Release {tag}")
+    commit = _git(root, "rev-parse", "HEAD")
+    set_pin(root, commit)
     colab.main(["sync", str(root)])
     write_student_copies(root / "chapters", root / "student" / "chapters")
     problems = check_pins(root)
     if problems:
         raise ValueError("pins out of sync after the release:\n" + "\n".join(problems))
-    files = ["_config.yml", "pyproject.toml", "lib/rnnlab/__init__.py"]
-    files += [p.relative_to(root).as_posix() for p in notebooks(root)]
+    files = ["_config.yml"] + [p.relative_to(root).as_posix() for p in notebooks(root)]
     _git(root, "add", "--", *files)
-    _git(root, "commit", "-q", "-m", f"Release {tag}: Colab bootstraps pin {tag}")
-    _git(root, "tag", "-a", tag, "-m", f"Release {tag}")
+    _git(root, "commit", "-q", "-m", f"Colab bootstraps pin {tag} ({commit[:12]})")
     return tag
 
 

@@ -56,6 +56,9 @@ def test_the_pinned_ref_resolves_in_this_repository() -> None:
         "would fail; run `make release VERSION=x.y.z` (it tags and syncs the pins)"
     )
     assert not resolves(ROOT, "v0.0.404-no-such-tag")  # the check can fail
+    version = _git(ROOT, "show", f"{ref}:pyproject.toml").split('version = "')[1].split('"')[0]
+    if resolves(ROOT, f"v{version}"):  # where the tag travelled, it names the pinned commit
+        assert _git(ROOT, "rev-parse", f"v{version}^{{commit}}") == _git(ROOT, "rev-parse", ref)
 
 
 @pytest.fixture
@@ -67,23 +70,26 @@ def clone(tmp_path: Path) -> Path:
     return repo
 
 
-def test_release_tags_a_commit_whose_notebooks_pin_that_tag(clone: Path, capsys) -> None:
+def test_release_tags_a_commit_and_the_notebooks_pin_its_hash(clone: Path, capsys) -> None:
     head = _git(clone, "rev-parse", "HEAD")
     assert release.main(["9.9.9", "--root", str(clone)]) == 0
     assert "git push origin" in capsys.readouterr().out
     _url, ref = colab.read_pins(clone / "_config.yml")
-    assert ref == "v9.9.9" and resolves(clone, ref)
+    assert ref == _git(clone, "rev-parse", "v9.9.9^{commit}") == _git(clone, "rev-parse", "HEAD~1")
     assert _git(clone, "cat-file", "-t", "v9.9.9") == "tag"  # annotated
-    assert _git(clone, "rev-parse", "v9.9.9^{commit}") == _git(clone, "rev-parse", "HEAD")
-    assert _git(clone, "rev-parse", "HEAD~1") == head
+    assert _git(clone, "rev-parse", "HEAD~2") == head
+    assert '__version__ = "9.9.9"' in _git(clone, "show", f"{ref}:lib/rnnlab/__init__.py")
+    # a clone that did not fetch the tag still resolves the pin
+    bare = clone.parent / "notags"
+    _git(clone.parent, "clone", "-q", "--no-tags", str(clone), str(bare))
+    assert resolves(bare, ref) and not resolves(bare, "v9.9.9")
     assert _git(clone, "status", "--porcelain", "--untracked-files=no") == ""
     assert release.check_pins(clone) == []
     assert not stale_student_copies(clone / "chapters", clone / "student" / "chapters")
     assert 'version = "9.9.9"' in (clone / "pyproject.toml").read_text()
     assert '__version__ = "9.9.9"' in (clone / "lib" / "rnnlab" / "__init__.py").read_text()
-    # what the tag holds: the notebooks at the tag check out the tag
-    nb = json.loads(_git(clone, "show", "v9.9.9:student/chapters/02_lab_a_classification.ipynb"))
-    assert 'RNNLAB_REF = "v9.9.9"' in "".join(nb["cells"][0]["source"])
+    nb = json.loads((clone / "student/chapters/02_lab_a_classification.ipynb").read_text())
+    assert f'RNNLAB_REF = "{ref}"' in "".join(nb["cells"][0]["source"])
 
 
 def test_release_refuses_bad_versions_existing_tags_and_dirty_trees(clone: Path, capsys) -> None:
