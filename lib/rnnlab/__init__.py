@@ -16,4 +16,4 @@ Modules, one job each:
   course tooling
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
