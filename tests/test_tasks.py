@@ -121,7 +121,12 @@ def ref_listops(tokens: list[int]) -> tuple[int, int]:
 
 
 def test_task_names() -> None:
-    assert task_names() == ALL_TASKS + ["charlm-stdlib", "charlm-text", "memorize"]
+    assert task_names() == ALL_TASKS + [
+        "charlm-stdlib",
+        "charlm-stdlib-files",
+        "charlm-text",
+        "memorize",
+    ]
 
 
 def test_task_options_and_docs() -> None:
