@@ -252,11 +252,15 @@ def _p(p: float) -> str:
 
 
 def verdict_table(cells: Sequence[analysis.CellComparison]):
-    """One row per cell of a claim (or any list of comparisons): the paired effect, its interval,
-    the margin, the Holm-adjusted p-value, the verdict (with the reason when the cell is not
-    informative), the chance and ceiling of the metric where a claim's analysis computed them,
-    and the seeds needed for 80% power at the cell's Holm level."""
-    rows = []
+    """Two tables for a claim's cells (or any list of comparisons), narrow enough for the text
+    column. The first says what each cell found: the means, the paired depth advantage with its
+    interval, the margin, the Holm-adjusted p-value and the verdict (with the reason when the cell
+    is not informative). The second says what stands behind it: the metric's chance and ceiling
+    where the claim's analysis computed them, the seeds and test examples, and the seeds needed
+    for 80% power at the cell's Holm level."""
+    from IPython.display import HTML
+
+    found, behind = [], []
     for c in cells:
         k = c.comparison
         f = c.fit
@@ -265,41 +269,50 @@ def verdict_table(cells: Sequence[analysis.CellComparison]):
             ceiling = "none" if f.ceiling is None else f"{f.ceiling:g}"
             beside = f"{f.chance:.3f} ({f.baseline}), {ceiling}"
         level = "" if k.power_alpha != k.power_alpha else f" (α = {k.power_alpha:.3g})"
-        rows.append(
+        found.append(
             [
                 c.name,
                 analysis.metric_words(c.metric),
-                f"L={c.deep} vs L={c.wide}",
-                f"{k.wide.mean:.3f}",
-                f"{k.deep.mean:.3f}",
-                beside,
+                f"L={c.wide}: {k.wide.mean:.3f}, L={c.deep}: {k.deep.mean:.3f}",
                 analysis.fmt_ci(k.effect, k.ci_low, k.ci_high),
                 f"{k.margin:g}",
                 _p(k.p_diff_adjusted),
                 analysis.cell_label(c),
-                f"{c.n_test:,}",
+            ]
+        )
+        behind.append(
+            [
+                c.name,
+                beside,
                 k.n,
+                f"{c.n_test:,}",
                 f"{k.seeds_for_power}{level}" if k.seeds_for_power is not None else "> 1000 or n/a",
             ]
         )
-    return html_table(
+    first = html_table(
         [
             "cell",
             "metric",
-            "comparison",
-            "wide mean",
-            "deep mean",
-            "chance, ceiling",
+            "mean score",
             "depth advantage [95% CI]",
             "margin",
             "p (Holm)",
             "verdict",
-            "test examples per seed",
+        ],
+        found,
+    )
+    second = html_table(
+        [
+            "cell",
+            "chance, ceiling",
             "seeds",
+            "test examples per seed",
             "seeds for 80% power (Holm level)",
         ],
-        rows,
+        behind,
+        caption="What stands behind each verdict",
     )
+    return HTML(first.data + second.data)
 
 
 def verdict_sentence(cv: analysis.ClaimVerdict, *, complete: bool = True) -> str:

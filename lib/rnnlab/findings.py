@@ -277,18 +277,23 @@ def findings_markdown(results_dir: str | Path) -> str:
         lines.append(f"**({r['claim']}), {r['profile']} profile, {r['comparison']}:**")
         lines.append("")
         lines.append(
-            "| cell | metric | test examples per seed | seeds | scores (chance, ceiling) | "
-            "depth advantage [95% CI] | margin | p (Holm) | cell verdict | seeds for 80% power "
-            "(Holm level) |"
+            "| cell | metric | scores (chance, ceiling) | depth advantage [95% CI] | margin | "
+            "p (Holm) | cell verdict |"
         )
-        lines.append("|---|---|---|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|")
+        for c in r["cells"]:
+            lines.append(
+                f"| {c['cell']} | {analysis.metric_words(c['metric'])} | {c['scores']} | "
+                f"{_ci(c)} | {c['margin']:g} | {_p(c['p_adjusted'])} | {c['label']} |"
+            )
+        lines.append("")
+        lines.append("| cell | seeds | test examples per seed | seeds for 80% power (Holm level) |")
+        lines.append("|---|---|---|---|")
         for c in r["cells"]:
             power = c["seeds_for_power"]
             level = "" if math.isnan(c["power_alpha"]) else f" (α = {c['power_alpha']:.3g})"
             lines.append(
-                f"| {c['cell']} | {analysis.metric_words(c['metric'])} | {c['n_test']:,} | "
-                f"{c['seeds']} | {c['scores']} | {_ci(c)} | {c['margin']:g} | "
-                f"{_p(c['p_adjusted'])} | {c['label']} | "
+                f"| {c['cell']} | {c['seeds']} | {c['n_test']:,} | "
                 f"{f'{power}{level}' if power is not None else '> 1000 or n/a'} |"
             )
         lines.append("")
