@@ -12,7 +12,10 @@ building in that environment (no build isolation, which on Colab would download 
 smoke profile keeps the "Run it yourself" sweeps short.
 
 One environment serves every notebook of a test process; each notebook gets a fresh
-``/content`` and so a fresh clone and install, as a new Colab runtime would.
+``/content`` and so a fresh clone and install, as a new Colab runtime would. After the notebook,
+its bootstrap runs again (nothing to do, nothing printed); in chapter 1 it first runs with a ref
+the repository lacks (one line says what failed and what to do) and the notebook's own cell,
+rerun in the same kernel, recovers. Failed clones and installs: ``tests/test_colab.py``.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ FULL = {p for p in NOTEBOOKS if not p.startswith("student/")} | {
     "student/chapters/01_counting_parameters.ipynb"  # the most exercises: every check runs
 }
 STUDENT_PREFIX = 3
+#: Here the bootstrap first runs with a ref the repository lacks, then as the notebook has it.
+RECOVERS = "chapters/01_counting_parameters.ipynb"
 VERSION = "9.9.9"  # the release the test makes; the kernel must import exactly this library
 KERNEL = "rnnlab-colab-sim"
 RAISES = "raises-exception"  # a student exercise's check, unanswered in the student edition
@@ -209,9 +214,13 @@ def test_notebook_runs_top_to_bottom_in_a_simulated_colab(
     if rel not in FULL:
         code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
         nb.cells = nb.cells[: code[STUDENT_PREFIX] + 1]
-    n_cells = len(nb.cells)
+    cells = list(nb.cells)  # the notebook's own cells
     rerun = nbformat.v4.new_code_cell(first.source)  # a second run of the cell: nothing to do
-    nb.cells += [rerun, nbformat.v4.new_code_cell(_PROBE)]
+    before = []
+    if rel == RECOVERS:  # the same cell with a ref the repository lacks, in the same kernel
+        bad = first.source.replace(f'RNNLAB_REF = "{published.ref}"', 'RNNLAB_REF = "v0.0.404"')
+        before = [nbformat.v4.new_code_cell(bad, metadata={"tags": [RAISES]})]
+    nb.cells = [*before, *cells, rerun, nbformat.v4.new_code_cell(_PROBE)]
 
     for name in ("RNNLAB_ROOT", "RNNLAB_RUNS_DIR", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
         monkeypatch.delenv(name, raising=False)
@@ -235,6 +244,12 @@ def test_notebook_runs_top_to_bottom_in_a_simulated_colab(
         _text(first)
     )
     assert _git("-C", str(course), "rev-parse", "HEAD") == published.ref
+    for cell in before:  # failed first: one line saying what and what to do; the rerun recovered
+        (err,) = [o for o in cell.outputs if o.output_type == "error"]
+        assert err.ename == "RuntimeError" and "\n" not in err.evalue, err
+        assert err.evalue.startswith(
+            f"Colab bootstrap: could not check out {published.url} at v0.0.404 ("
+        ) and err.evalue.endswith("then rerun this cell."), err.evalue
     assert not list(content.glob("course.*")), "a temporary folder was left behind"
     assert _text(rerun) == "" and not [o for o in rerun.outputs if o.output_type == "error"]
     probe = json.loads(_text(nb.cells[-1]).split("PROBE ", 1)[1])
@@ -242,7 +257,6 @@ def test_notebook_runs_top_to_bottom_in_a_simulated_colab(
     lib = str(course / "lib" / "rnnlab") + os.sep
     assert probe["modules"] and all(f.startswith(lib) for f in probe["modules"]), probe
     # Every cell ran; only the student edition's unanswered exercises may raise.
-    cells = nb.cells[:n_cells]
     assert all(c.execution_count for c in cells if c.cell_type == "code"), "a cell did not run"
     errors = {i: o for i, c in enumerate(cells) for o in c.get("outputs", [])
               if o.output_type == "error"}  # fmt: skip
