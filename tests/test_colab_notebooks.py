@@ -114,7 +114,8 @@ def _colab_environment(work: Path) -> tuple[Path, Path]:
     )  # fmt: skip
     # A plain path line: this environment's packages are importable, but its own .pth files
     # (the editable install of the rnnlab under test) are not run, so only the clone provides it.
-    (site / "rnnlab-colab-sim-base.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    ours = dict.fromkeys(sysconfig.get_path(name) for name in ("purelib", "platlib"))
+    (site / "rnnlab-colab-sim-base.pth").write_text("".join(f"{p}\n" for p in ours))
     (site / "google" / "colab").mkdir(parents=True)
     (site / "google" / "colab" / "__init__.py").write_text('"""Stands in for Colab\'s module."""\n')
     jupyter = work / "jupyter"
