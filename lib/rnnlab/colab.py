@@ -19,6 +19,9 @@ made and raises one line naming the step, the repository and the ref, and what t
 the cell starts again, replacing a copy without the marker (or with another ref) and keeping its
 ``runs/``. The pinned ref is a release tag made by ``make release VERSION=x.y.z``
 (``scripts/release.py``); ``tests/test_release.py`` fails while it does not resolve.
+``tests/test_colab_notebooks.py`` runs every notebook, this cell first, in a simulated Colab
+runtime: real git against a local bare repository released from the working tree, and the real
+``pip install`` into a throwaway environment.
 
 **GPU runtime for training notebooks.** A notebook whose metadata holds
 ``"rnnlab": {"trains": true}`` trains models; ``sync`` then also sets the two notebook-level

@@ -158,9 +158,10 @@ class Experiment:
         d["lr_limits"] = list(self.lr_limits)
         return d
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """A stable identifier of the experiment (a hash of its full configuration)."""
+        """A stable identifier of the experiment (a hash of its full configuration). Computed
+        once per (immutable) experiment: analyses look it up for every record."""
         blob = json.dumps(self.to_dict(), sort_keys=True, default=str)
         return hashlib.sha1(blob.encode()).hexdigest()[:16]
 
