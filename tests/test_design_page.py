@@ -158,3 +158,22 @@ def test_the_scale_map_heatmap_carries_an_alt_from_its_cells(monkeypatch) -> Non
     cells = scalemap.map_cells(_map_records(), deep=2)
     hi = max(c.comparison.effect for c in cells)
     assert f"Largest {hi:+.3f} at budget 25,000" in shown.alt
+
+
+def test_the_along_training_sentence_says_where_depth_stays_ahead() -> None:
+    rows = [
+        {"step": 100, "gap": -0.01, "ci_low": -0.02, "ci_high": 0.0, "schedule": 300},
+        {"step": 200, "gap": 0.01, "ci_low": 0.0, "ci_high": 0.02, "schedule": 300},
+        {"step": 300, "gap": 0.02, "ci_low": 0.01, "ci_high": 0.03, "schedule": 300},
+    ]
+    text = scale_page.along_training_sentences({25_000: rows, 63_000: rows[:1]})
+    assert "At 25,000 parameters (300-step schedule) L=2's advantage" in text
+    assert "stays above 0 from step 200 to the end." in text
+    assert "At 63,000 parameters" in text and "its mean is not above 0 at the end." in text
+
+
+def test_the_design_sentence_names_the_grid_and_the_core_hours() -> None:
+    budgets, lengths = scalemap.design_grid("reference")
+    text = scale_page.design_sentence([], "reference")
+    assert text.startswith("**The design.** Budgets " + ", ".join(f"{b:,}" for b in budgets))
+    assert f"{lengths[-1]:,} steps" in text and "0.0 of them done." in text

@@ -105,3 +105,51 @@ def map_table(records: Sequence[dict], *, depths: Sequence[int] = (2, 4)):
     return book.html_table(
         list(MAP_TABLE_HEADER), rows, caption="Every cell of the scale map (> 0: depth better)"
     )
+
+
+def design_sentence(records: Sequence[dict], profile: str = "reference") -> str:
+    """**The design.** of the scale map: budgets, training lengths, depths, seeds, runs and the
+    benchmark's core-hours (done, and what remains once calibrated by the finished runs)."""
+    import io
+
+    from rnnlab import scale
+
+    budgets, lengths = scalemap.design_grid(profile)
+    sd = scale.design(profile)
+    # scale.plan prints its plan as well; here only its totals are read
+    totals = scale.plan(scale.sweep_spec(profile), records, file=io.StringIO())
+    text = (
+        f"**The design.** Budgets {', '.join(f'{b:,}' for b in budgets)} parameters; training "
+        f"lengths {', '.join(f'{n:,}' for n in lengths)} steps of {sd['batch_size']} x "
+        f"{sd['seq_len']} characters; depths {', '.join(map(str, sd['depths']))}; "
+        f"{len(sd['seeds'])} reporting seeds per cell; {totals['runs']} runs, about "
+        f"{totals['core_hours']:.0f} core-hours by the benchmark, "
+        f"{totals['done_core_hours']:.1f} of them done"
+    )
+    if not totals["calibration"]:
+        return text + "."
+    return text + (
+        f"; the finished runs took {totals['calibration']:.2f} times the benchmark's estimate "
+        f"(median over runs), which puts what remains at about "
+        f"{totals['remaining_core_hours_calibrated']:.0f} core-hours."
+    )
+
+
+def along_training_sentences(along: dict[int, list[dict]], *, deep: int = 2) -> str:
+    """Per budget of :func:`rnnlab.scalemap.gap_along_training`: the advantage at the last step
+    with its interval, and from which step its mean stays above 0."""
+    parts = []
+    for b, rows in along.items():
+        last = rows[-1]
+        after = scalemap.overtakes_at(rows)
+        parts.append(
+            f"At {b:,} parameters ({last['schedule']:,}-step schedule) L={deep}'s advantage at "
+            f"the last step is {analysis.fmt_ci(last['gap'], last['ci_low'], last['ci_high'])} "
+            "bits per character on the validation sample; "
+            + (
+                f"its mean stays above 0 from step {after:,} to the end."
+                if after is not None
+                else "its mean is not above 0 at the end."
+            )
+        )
+    return " ".join(parts)
