@@ -288,3 +288,15 @@ def test_the_cpu_target_has_one_source() -> None:
     assert f"<= {CPU_TARGET_MINUTES} min" in PROFILES["cpu"].target
     bench = json.loads((repo_root() / "data" / "bench" / "lab-walltime-cpu.json").read_text())
     assert bench["target_minutes"] == CPU_TARGET_MINUTES
+
+
+def test_the_colab_target_has_one_source() -> None:
+    """README's colab row and its sentence on the check name the declared target."""
+    from rnnlab.labs import COLAB_TARGET_MINUTES, PROFILES
+    from rnnlab.paths import repo_root
+
+    readme = (repo_root() / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `colab` |"))
+    assert f"about {COLAB_TARGET_MINUTES:g} min" in row and "COLAB_TARGET_MINUTES" in row
+    assert f"keeps every lab within {COLAB_TARGET_MINUTES:g} min" in readme
+    assert f"{COLAB_TARGET_MINUTES:g} min" in PROFILES["colab"].target

@@ -5,7 +5,8 @@ Each chapter states its goals at its top, under **Learning goals.**, and what it
 (between :data:`BEGIN` and :data:`END` in ``chapters/instructor_guide.md``) by ``python -m rnnlab
 findings --write`` and checked by ``python -m rnnlab findings`` and
 ``tests/test_instructor_guide.py``: a goal changed in a chapter changes the guide, and a guide
-that disagrees fails the check.
+that disagrees fails the check. The guide's table of student working time is generated the same
+way (between :data:`TIME_BEGIN` and :data:`TIME_END`), from :mod:`rnnlab.course.study_time`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 
 BEGIN = "<!-- BEGIN GENERATED: chapter goals, python -m rnnlab findings --write -->"
 END = "<!-- END GENERATED: chapter goals -->"
+TIME_BEGIN = "<!-- BEGIN GENERATED: student working time, python -m rnnlab findings --write -->"
+TIME_END = "<!-- END GENERATED: student working time -->"
 GUIDE = Path("chapters") / "instructor_guide.md"
 #: The chapters of the goals table, in the book's order (names inside ``chapters/``).
 CHAPTERS = (
@@ -102,24 +105,37 @@ def goals_table(root: str | Path) -> str:
     return "\n".join(lines)
 
 
-def splice(page: str, block: str) -> str:
-    """Replace ``page``'s goals block (markers included) with ``block``."""
-    if BEGIN not in page or END not in page:
-        raise ValueError(f"the guide must contain the markers {BEGIN!r} and {END!r}")
-    head, rest = page.split(BEGIN, 1)
-    return head + block + rest.split(END, 1)[1]
+def time_table(root: str | Path) -> str:
+    """The guide's student-working-time block (between the markers), computed from the chapters."""
+    from rnnlab.course.study_time import GUIDE_ROWS, guide_table
+
+    return "\n".join([TIME_BEGIN, "", guide_table(root, GUIDE_ROWS), "", TIME_END])
+
+
+def splice(page: str, block: str, begin: str = BEGIN, end: str = END) -> str:
+    """Replace ``page``'s block from ``begin`` to ``end`` (markers included) with ``block``."""
+    if begin not in page or end not in page:
+        raise ValueError(f"the guide must contain the markers {begin!r} and {end!r}")
+    head, rest = page.split(begin, 1)
+    return head + block + rest.split(end, 1)[1]
+
+
+def generated(root: str | Path, page: str) -> str:
+    """``page`` with its goals table and its working-time table regenerated."""
+    page = splice(page, goals_table(root))
+    return splice(page, time_table(root), TIME_BEGIN, TIME_END)
 
 
 def write(root: str | Path) -> Path:
     """Regenerate the guide's goals table from the chapters."""
     path = Path(root) / GUIDE
-    path.write_text(splice(path.read_text(encoding="utf-8"), goals_table(root)))
+    path.write_text(generated(root, path.read_text(encoding="utf-8")))
     return path
 
 
 def check(root: str | Path) -> list[str]:
     """Problems (empty: the guide's goals equal the chapters')."""
     text = (Path(root) / GUIDE).read_text(encoding="utf-8")
-    if splice(text, goals_table(root)) != text:
-        return [f"{GUIDE}: the goals table differs from the chapters' learning goals"]
+    if generated(root, text) != text:
+        return [f"{GUIDE}: the goals or working-time table differs from the chapters"]
     return []

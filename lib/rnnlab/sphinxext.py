@@ -10,7 +10,12 @@ across the whole book when the table of contents is not numbered (the exercises 
 11-15). :func:`number_exercises_per_page` restarts the count on every page, in the order Sphinx
 numbered them, so each chapter's exercises are "Exercise 1", "Exercise 2", ...
 
-Pure work on strings and dicts; importing this module needs no Sphinx.
+Alt texts of notebook figures: a figure shown through :func:`rnnlab.course.figure_text.described`
+is a PNG whose ``Description`` text chunk holds an alt text computed from the figure's data.
+myst-nb 1.x takes an output image's alt text only from typed cell metadata, so
+:func:`alt_from_png` gives every image that has no ``alt`` the one stored in its file.
+
+Pure work on strings, dicts and files; importing this module needs no Sphinx.
 """
 
 from __future__ import annotations
@@ -52,8 +57,38 @@ def _on_env_get_updated(app: Any, env: Any) -> list[str]:
     return []
 
 
+def alt_from_png(doctree: Any, srcdir: str) -> int:
+    """Give every image node of ``doctree`` without an ``alt`` the alt text stored in its PNG
+    (:func:`rnnlab.course.figure_text.png_alt_text`). myst-nb writes output images to a folder
+    beside the build; an image's ``uri`` is its path relative to ``srcdir``. Returns how many
+    it set."""
+    from pathlib import Path
+
+    from docutils import nodes
+
+    from rnnlab.course.figure_text import png_alt_text
+
+    done = 0
+    for image in doctree.findall(nodes.image):
+        uri = str(image.get("uri", ""))
+        if image.get("alt") or not uri.endswith(".png"):
+            continue
+        # myst-nb writes "/<relative path>"; Sphinx's image collector makes it "<relative path>"
+        path = Path(srcdir) / uri.lstrip("/")
+        alt = png_alt_text(path) if path.is_file() else None
+        if alt:
+            image["alt"] = alt
+            done += 1
+    return done
+
+
+def _on_doctree_read(app: Any, doctree: Any) -> None:
+    alt_from_png(doctree, str(app.srcdir))
+
+
 def setup(app: Any) -> dict:
     app.connect("html-page-context", _on_page_context)
+    app.connect("doctree-read", _on_doctree_read)
     # After Sphinx's toctree collector (priority 500) has assigned the book-wide numbers.
     app.connect("env-get-updated", _on_env_get_updated, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -16,14 +16,16 @@ What counts, precisely (also in README, "Browser tests"):
   ``^``, ``_`` or braces) or like a formula (:data:`PLAIN_DOLLAR_MATH`: ``$L + T - 1$``).
 * **Alt text** -- every ``<img>`` has an ``alt`` that is not blank and is not just the image's
   file name or path (docutils falls back to the URI when a notebook output has no alt text, so
-  ``alt="../_images/3f2a.png"`` counts as missing).
+  ``alt="../_images/3f2a.png"`` counts as missing). An output figure's alt must be the one
+  computed from its data and stored in its PNG by ``rnnlab.course.figure_text.described``
+  (:func:`output_alts_not_from_data`): a typed alt, or none stored, fails.
 * **Figure caption or label** -- a figure is every ``<figure>`` element, and every image that a
   notebook cell output shows outside a ``<figure>`` (an ``<img>`` inside ``div.cell_output``
   (myst-nb) or inside a widget output area ``.jp-OutputArea-output``). A ``<figure>`` needs a
   ``<figcaption>`` with text besides the automatic "Fig. N" number. A bare output image is
   labelled by its alt text, which must then be descriptive: at least
-  :data:`MIN_LABEL_WORDS` words (set it with the cell metadata
-  ``{"mystnb": {"image": {"alt": "..."}}}``; add ``{"figure": {"caption": "..."}}`` for a caption).
+  :data:`MIN_LABEL_WORDS` words (computed, see above; add the cell metadata
+  ``{"mystnb": {"figure": {"caption": "..."}}}`` for a caption).
 * **Off-site resource** -- a ``script[src]``, ``img[src|srcset]``, ``iframe``, ``source``,
   ``video``/``audio``, ``embed``, ``object[data]`` or a loading ``link`` (stylesheet, icon,
   preload, modulepreload, prefetch, manifest) whose URL has a host other than the local one.
@@ -209,6 +211,28 @@ def is_output_image(img: Element) -> bool:
         if node.classes & {"cell_output", "jp-OutputArea-output"}:
             return True
     return False
+
+
+def output_alts_not_from_data(html: str | Element, page_file: str | Path) -> list[str]:
+    """Notebook output images (local PNGs) whose alt text is not the one computed from the
+    figure's data: the alt must equal the text ``rnnlab.course.figure_text.described`` stored in
+    the PNG (so a typed alt, or a figure shown without its computed alt, is reported).
+    ``page_file`` is the page's HTML file, against which ``src`` is resolved."""
+    from rnnlab.course.figure_text import png_alt_text
+
+    root = _as_tree(html)
+    problems = []
+    for img in root.find_all("img"):
+        src = img.attrs.get("src", "")
+        if not is_output_image(img) or src.startswith("data:") or not src.endswith(".png"):
+            continue
+        path = Path(posixpath.normpath(f"{Path(page_file).parent}/{unquote(urlsplit(src).path)}"))
+        stored = png_alt_text(path) if path.is_file() else None
+        if stored is None:
+            problems.append(f"output figure without an alt text computed from its data: {src}")
+        elif " ".join((img.attrs.get("alt") or "").split()) != stored:
+            problems.append(f"output figure whose alt text is not the computed one: {src}")
+    return problems
 
 
 def figures_without_caption(html: str | Element) -> list[str]:

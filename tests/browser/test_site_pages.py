@@ -17,6 +17,7 @@ from sitecheck import (
     figures_without_caption,
     images_without_alt,
     math_problems,
+    output_alts_not_from_data,
     parse_html,
     site_pages,
     unexpected_axe_violations,
@@ -77,6 +78,8 @@ def test_math_is_typeset(page_report) -> None:
 def test_images_have_alt_text_and_load(page_report) -> None:
     _content_page(page_report)
     problems = images_without_alt(page_report.dom)
+    page_file = SITES[page_report.site][0] / page_report.path
+    problems += output_alts_not_from_data(page_report.dom, page_file)  # computed, not typed
     problems += [f"image failed to load: {src}" for src in page_report.broken_images]
     assert not problems, f"{page_report.path}:" + _listing(problems)
 

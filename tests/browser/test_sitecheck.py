@@ -20,6 +20,7 @@ from sitecheck import (
     images_without_alt,
     math_problems,
     offsite_resources,
+    output_alts_not_from_data,
     parse_html,
     redirect_target,
     site_pages,
@@ -130,6 +131,32 @@ def test_output_image_with_descriptive_alt_passes() -> None:
     assert figures_without_caption(html) == []
     # an image outside notebook outputs (a logo, an icon) is not a figure
     assert figures_without_caption('<a><img src="logo.png" alt="Colab logo"></a>') == []
+
+
+def test_output_figure_alt_must_be_the_one_computed_from_its_data(tmp_path) -> None:
+    """A typed alt, or an output figure whose PNG stores no computed alt, is reported."""
+    from matplotlib.figure import Figure
+
+    from rnnlab.course.figure_text import described
+
+    images = tmp_path / "_images"
+    images.mkdir()
+    shown = described(Figure(figsize=(1, 1)), "Loss falls from 2.1 to 1.9 with depth")
+    (images / "computed.png").write_bytes(shown.png())
+    buf = tmp_path / "plain.png"
+    Figure(figsize=(1, 1)).savefig(buf)
+    (images / "plain.png").write_bytes(buf.read_bytes())
+    page = tmp_path / "chapters" / "page.html"
+
+    def check(src: str, alt: str) -> list[str]:
+        html = f'<div class="cell_output"><img src="{src}" alt="{alt}"></div>'
+        return output_alts_not_from_data(html, page)
+
+    assert check("../_images/computed.png", shown.alt) == []
+    assert "not the computed one" in check("../_images/computed.png", "A typed description")[0]
+    assert "without an alt text computed" in check("../_images/plain.png", "A typed one")[0]
+    logo = '<a><img src="../_images/plain.png" alt="Colab logo"></a>'
+    assert output_alts_not_from_data(logo, page) == []  # not a notebook output
 
 
 # ------------------------------------------------------------------------ offline resources

@@ -1,0 +1,1 @@
+"""The course layer: what the chapters show, computed from the library and the results."""

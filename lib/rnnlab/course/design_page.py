@@ -1,0 +1,498 @@
+"""The design chapter (Lab D) on the page: its tables and paragraphs, from the results.
+
+The chapter (``chapters/05_design_depth.ipynb``) calls these functions and asserts what its
+text says; the functions read the benchmark files, the result records and the claim verdicts
+and return HTML tables (:func:`rnnlab.book.html_table`, each at most 8 columns, narrow enough for
+the text column) or Markdown strings. Nothing here prints.
+
+- Benchmarks (``data/bench/*.json``): :func:`load_bench`, :func:`bench_source`,
+  :func:`step_plan_table`, :func:`step_plan_sentence`, :func:`depth_cost_summary`,
+  :func:`ms_per_step_by_stack`, :func:`reference_plan_sentence`.
+- Designs: :func:`profiles_table`, :func:`design_table`.
+- Results: :func:`cell_mean`, :func:`claim_line`, :func:`verdict_tables`,
+  :func:`cpu_findings`, :func:`reference_table`, :func:`reference_findings`,
+  :func:`committed_sentence`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rnnlab import analysis, book, stats
+from rnnlab.labs import CAPACITY_FLOOR, STACKS
+from rnnlab.paths import repo_root
+from rnnlab.sweep import SweepSpec, tuning_report
+from rnnlab.tasks.capacity import bits_per_parameter
+
+# --- benchmarks ----------------------------------------------------------------------------------
+
+
+def load_bench(name: str) -> dict:
+    """``data/bench/<name>``, a benchmark's JSON (``rows`` and ``provenance``)."""
+    return json.loads((repo_root() / "data" / "bench" / name).read_text())
+
+
+def bench_source(bench: dict) -> str:
+    """The source line of the depth-cost benchmark: command, date, machine and its load, torch
+    and commit (a load average above half the cores reads "busy with other work")."""
+    bp = bench["provenance"]
+    load = bp["load_average_before"][0]
+    return (
+        f"benchmarks/bench_depth_cost.py --full, measured {bp['date'][:10]} on {bp['machine']} "
+        f"({bp['cpu_count']} cores, {bp['threads']} thread, load average {load:.1f} before the "
+        f"run: {'busy with other work' if load > 0.5 * bp['cpu_count'] else 'quiet'}), "
+        f"torch {bp['torch']}, commit {bp['git_commit'][:10]}"
+    )
+
+
+def step_plan_table(plan: dict):
+    """Per task of a step-time plan (``lab-d-cpu-steps.json``): the measured milliseconds per
+    step (range over models), the runs and the planned core-minutes."""
+    by_task: dict[str, list[dict]] = {}
+    for row in plan["rows"]:
+        by_task.setdefault(row["task"], []).append(row)
+    rows = [
+        [
+            task,
+            f"{min(r['step_s'] for r in rs) * 1e3:.0f}-{max(r['step_s'] for r in rs) * 1e3:.0f}",
+            f"{sum(r['runs'] for r in rs)}",
+            f"{sum(r['core_s'] for r in rs) / 60:.1f}",
+        ]
+        for task, rs in by_task.items()
+    ]
+    return book.html_table(
+        ["task", "ms per step (measured)", "runs", "core-minutes (planned)"], rows
+    )
+
+
+def step_plan_sentence(plan: dict) -> str:
+    """The plan's total in core-minutes and on 2 cores, with where and how it was measured."""
+    prov = plan["provenance"]
+    return (
+        f"In all **{plan['core_minutes']:.0f} core-minutes, about "
+        f"{plan['minutes_on_2_cores']:.0f} minutes on 2 cores** with two jobs. Measured "
+        f"{prov['date'][:10]} on {prov['machine']} ({prov['cpu_count']} cores, load average "
+        f"{prov['load_average_before'][0]:.1f} while measuring), torch {prov['torch']}, commit "
+        f"{prov['git_commit'][:10]}, median of {prov['timed_steps']} steps."
+    )
+
+
+def depth_cost_summary(rows: Sequence[dict]) -> str:
+    """Per budget of the depth-cost benchmark: the deepest stack's FLOPs, training time and
+    generation time per token against one layer's, as Markdown bullets."""
+
+    def per_depth(key: str, budget: int) -> dict[int, float]:
+        return {r["num_layers"]: r[key] for r in rows if r["budget"] == budget}
+
+    lines = []
+    for budget in sorted({r["budget"] for r in rows}):
+        train, gen = per_depth("train_s_per_token", budget), per_depth("gen_s_per_token", budget)
+        flops = per_depth("forward_flops", budget)
+        deepest = max(gen)
+        lines.append(
+            f"- **{budget:,} parameters:** forward FLOPs per token at L={deepest} are "
+            f"{flops[deepest] / flops[1]:.2f}x those at L=1; a training step per token took "
+            f"{train[1] * 1e6:.0f} us at L=1 and {train[deepest] * 1e6:.0f} us at L={deepest} "
+            f"({train[deepest] / train[1]:.1f}x); generating a token took {gen[1] * 1e6:.0f} us "
+            f"and {gen[deepest] * 1e6:.0f} us ({gen[deepest] / gen[1]:.1f}x)."
+        )
+    return "\n".join(lines) + (
+        "\n\nOne measurement on a shared machine: the ratios, not the microseconds, are the "
+        "point, and a quiet machine or a GPU will give other numbers (`--device cuda` runs the "
+        "same benchmark on a GPU)."
+    )
+
+
+def ms_per_step_by_stack(plan: dict) -> dict[str, list[float]]:
+    """Milliseconds per training step of every model of a plan, by stack (memorisation probe
+    left out)."""
+    by_stack: dict[str, list[float]] = {}
+    for row in plan["rows"]:
+        if row["task"] != "memorize":
+            by_stack.setdefault(row["stack"], []).append(row["step_s"] * 1e3)
+    return by_stack
+
+
+def reference_plan_sentence(plan: dict, took: str) -> str:
+    """**The compute plan.** of the reference profile: its core-hours and step times by stack
+    from ``plan`` (``lab-d-reference-steps.json``), and ``took``, what its results took
+    (:meth:`rnnlab.status.LabTime.text`)."""
+    prov = plan["provenance"]
+    by_stack = ms_per_step_by_stack(plan)
+    return (
+        "**The compute plan.** The profile was first planned from the cpu profile's measured "
+        "wall times. Step times re-measured per model while its first runs were under way "
+        "(`python benchmarks/bench_lab_steps.py lab-d --profile reference`, load average "
+        f"{prov['load_average_before'][0]:.1f} on {prov['cpu_count']} cores, so upper bounds) "
+        f"put it at **{plan['core_minutes'] / 60:.1f} core-hours**. Milliseconds per training "
+        "step, by stack (character LM and ListOps, every depth): "
+        + ", ".join(f"{s} {min(v):.0f}-{max(v):.0f}" for s, v in by_stack.items())
+        + ". The projected stacks are the slow ones: PyTorch's fast CPU LSTM (oneDNN) has no "
+        "projections, so an LSTM with `proj_size` falls back to a slower implementation: about "
+        "the same parameters and FLOPs, several times the time. What it took, from the "
+        f"provenance of its committed results: {took}."
+    )
+
+
+# --- designs -------------------------------------------------------------------------------------
+
+TASKS = ("charlm-english", "listops", "memorize")
+"""Lab D's tasks, in the order of its tables."""
+
+
+def profiles_table(lab: Any, profiles: Sequence[str] = ("cpu", "reference", "gpu")):
+    """Per profile and task of ``lab``: budget, stacks, depths and training steps."""
+    rows = []
+    for name in profiles:
+        spec = lab.sweep(name)
+        for task in TASKS:
+            exps = [e for e in spec.experiments if e.task == task]
+            rows.append(
+                [
+                    name,
+                    task,
+                    f"{exps[0].budget:,}",
+                    ", ".join(sorted({e.label("stack") for e in exps})),
+                    ", ".join(str(x) for x in sorted({e.num_layers for e in exps})),
+                    f"{exps[0].train.max_steps:,}",
+                ]
+            )
+    return book.html_table(["profile", "task", "budget", "stacks", "depths L", "steps"], rows)
+
+
+def design_table(spec: SweepSpec):
+    """Per task of one design: budget, stacks, depths, steps and reporting runs."""
+    rows = []
+    for task in TASKS:
+        exps = [e for e in spec.experiments if e.task == task]
+        rows.append(
+            [
+                task,
+                f"{exps[0].budget:,}",
+                ", ".join(sorted({e.label("stack") for e in exps})),
+                ", ".join(str(x) for x in sorted({e.num_layers for e in exps})),
+                f"{exps[0].train.max_steps:,}",
+                len(exps) * len(spec.seeds),
+            ]
+        )
+    return book.html_table(
+        ["task", "budget (parameters)", "stacks", "depths L", "steps", "reporting runs"], rows
+    )
+
+
+# --- results -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CellMean:
+    """The test scores of one (task, stack, depth) over seeds: mean, sample sd and count (NaN
+    for a missing mean or a single seed's sd)."""
+
+    mean: float
+    sd: float
+    n: int
+
+
+def cell_mean(evals: Sequence[dict], task: str, stack: str, layers: int) -> CellMean:
+    """:class:`CellMean` of the reporting runs of ``task`` with stack ``stack`` at ``layers``."""
+    vals = [
+        r["metrics"]["test"]
+        for r in evals
+        if r["task"] == task
+        and r["experiment"]["labels"].get("stack") == stack
+        and r["num_layers"] == layers
+    ]
+    if not vals:
+        return CellMean(math.nan, math.nan, 0)
+    sd = float(np.std(vals, ddof=1)) if len(vals) > 1 else math.nan
+    return CellMean(float(np.mean(vals)), sd, len(vals))
+
+
+def claim_line(cv: analysis.ClaimVerdict, *, profile: str = "", provisional: str = "") -> str:
+    """``**Claim (d1): supported** (words) (provisional: ...) at <scale>.``; ``profile`` names
+    the profile after the claim, ``provisional`` (when not empty) says why it is provisional."""
+    words = analysis.verdict_words(cv)
+    where = f", {profile}" if profile else ""
+    return (
+        f"**Claim ({cv.claim.id}){where}: {cv.verdict}**"
+        + (f" ({words})" if words else "")
+        + (f" (provisional: {provisional})" if provisional else "")
+        + f" at {cv.scale['text']}."
+    )
+
+
+def verdict_tables(cv: analysis.ClaimVerdict, records: Sequence[dict]):
+    """Two tables for a Lab D claim's cells, like :func:`rnnlab.book.verdict_table`: what each
+    cell found (each side's mean, the paired effect with its interval, the margin, the Holm
+    p-value the claim's test uses and the verdict), then what stands behind it (seeds, test
+    examples, and the scores of every model compared beside the metric's chance and ceiling).
+
+    For a gap-closure claim the sides are each stack's L minus L=1 (signed); for an equivalence
+    claim, the scores at L=1 and at L."""
+    claim = cv.claim
+    closure = claim.test == "gap_closure"
+    if closure:
+        sides = [f"{claim.base}: L minus L=1", f"{claim.fix}: L minus L=1"]
+        effect, p_name = "gap narrowed [95% CI] (> 0: the fix helps)", "p (Holm)"
+    else:
+        sides = ["L=1", "L"]
+        effect, p_name = "difference [95% CI] (> 0: deeper stores more)", "p equivalence (Holm)"
+    side = "{:+.3f}" if closure else "{:.3f}"
+    found, behind = [], []
+    for c in cv.cells:
+        k = c.comparison
+        p = k.p_diff_adjusted if closure else k.p_equiv_adjusted
+        found.append(
+            [
+                c.name,
+                analysis.metric_words(c.metric).replace("_", " "),
+                side.format(k.wide.mean),
+                side.format(k.deep.mean),
+                analysis.fmt_ci(k.effect, k.ci_low, k.ci_high),
+                f"{k.margin:g}",
+                "n/a" if p != p else f"{p:.3g}",
+                analysis.cell_label(c),
+            ]
+        )
+        behind.append([c.name, k.n, f"{c.n_test:,}", analysis.cell_scores_text(claim, c, records)])
+    first = book.html_table(["cell", "metric", *sides, effect, "margin", p_name, "verdict"], found)
+    second = book.html_table(
+        ["cell", "seeds", "test examples per seed", "scores (chance, ceiling)"],
+        behind,
+        caption="What stands behind each verdict",
+    )
+    return first, second
+
+
+def _memorize_bits(evals: Sequence[dict]) -> dict[int, float]:
+    """Mean bits per parameter of the memorisation probe, by depth."""
+    depths = sorted({r["num_layers"] for r in evals if r["task"] == "memorize"})
+    return {
+        L: float(
+            np.mean(
+                [
+                    analysis.bits_per_parameter_of(r)
+                    for r in evals
+                    if r["task"] == "memorize" and r["num_layers"] == L
+                ]
+            )
+        )
+        for L in depths
+    }
+
+
+def cpu_findings(evals: Sequence[dict], deepest: int) -> str:
+    """What the cpu reference results show, as Markdown bullets: each task's change from 1 to
+    ``deepest`` layers per stack, and the memorisation probe against its floor."""
+
+    def mean(task: str, stack: str, layers: int) -> float:
+        return cell_mean(evals, task, stack, layers).mean
+
+    stacks = ("plain", "residual-ln")
+    lm = {(s, L): mean("charlm-english", s, L) for s in stacks for L in (1, deepest)}
+    lo = {(s, L): mean("listops", s, L) for s in stacks for L in (1, deepest)}
+    bpp = _memorize_bits(evals)
+    return "\n".join(
+        [
+            f"- **Character LM** (test bits per character, lower is better): going from 1 to "
+            f"{deepest} layers changes the plain stack's score by "
+            f"{lm['plain', deepest] - lm['plain', 1]:+.3f}, the residual + LayerNorm stack's by "
+            f"{lm['residual-ln', deepest] - lm['residual-ln', 1]:+.3f}. The "
+            f"fixed {deepest}-layer stack scores {lm['residual-ln', deepest]:.3f} against "
+            f"{lm['plain', 1]:.3f} for the plain one-layer model: "
+            + ("better" if lm["residual-ln", deepest] < lm["plain", 1] else "not better")
+            + f", but the LayerNorm helps one layer too ({lm['residual-ln', 1]:.3f}), so the "
+            "fair comparison is within a stack, which is what (d1) measures.",
+            f"- **ListOps** (test accuracy, higher is better): going from 1 to {deepest} layers "
+            f"changes the plain stack's score by {lo['plain', deepest] - lo['plain', 1]:+.3f}, "
+            f"the fixed stack's by {lo['residual-ln', deepest] - lo['residual-ln', 1]:+.3f}.",
+            "- **Memorisation probe** (bits per parameter, mean over seeds): "
+            + ", ".join(f"L={L}: {v:.2f}" for L, v in bpp.items())
+            + f". The floor is {CAPACITY_FLOOR:g}: "
+            + (
+                "every depth stays below it, so in this many steps the probe measures how fast "
+                "each depth fills itself, not its capacity, and (d2)'s cells are *not "
+                "informative* by the floor declared before the runs. That the deeper stacks "
+                "filled *less* in the same steps points the same way as (d1): a training problem."
+                if max(bpp.values()) < CAPACITY_FLOOR
+                else "at least one depth reaches it."
+            ),
+        ]
+    )
+
+
+def committed_sentence(
+    records: Sequence[dict], reported: int, expected: int, complete: bool
+) -> str:
+    """How many runs of a profile are committed, how many of its reporting runs, the measured
+    compute and the devices, with the results' source line."""
+    devices = sorted({r["device_name"] for r in records})
+    return (
+        f"{len(records)} runs committed ({reported} of {expected} reporting runs"
+        + ("" if complete else ": **incomplete, so every verdict below is provisional**")
+        + f"), {book.minutes(sum(r['wall_time_s'] for r in records))} of measured compute "
+        f"on {', '.join(devices)}. {book.source_line(records)}."
+    )
+
+
+def reference_table(evals: Sequence[dict], spec: SweepSpec):
+    """Mean ± sd (seeds) of every task (character LM, ListOps) and stack at every depth of the
+    reference design (depths 1, 2, 4, 8: six columns)."""
+    depths = sorted({e.num_layers for e in spec.experiments if e.task != "memorize"})
+    rows = []
+    for task in ("charlm-english", "listops"):
+        for stack in STACKS:
+            means = [cell_mean(evals, task, stack, L) for L in depths]
+            rows.append(
+                [
+                    task,
+                    stack,
+                    *(f"{m.mean:.3f} ± {m.sd:.3f} ({m.n})" if m.n else "–" for m in means),
+                ]
+            )
+    return book.html_table(["task", "stack", *(f"L={L}: mean ± sd (seeds)" for L in depths)], rows)
+
+
+def _flat_tuning(spec: SweepSpec, records: Sequence[dict]) -> list[str]:
+    """Tuned groups where no rate of the grid did better than any other (within the smallest
+    effect of interest of the metric)."""
+    flat = []
+    for row in tuning_report(spec.experiments, records):
+        vals = [abs(v) for v in row["mean_val"].values() if v is not None]  # sign-oriented
+        if len(vals) > 1 and max(vals) - min(vals) < stats.PLAN_V2.margin(row["metric"]):
+            flat.append(
+                f"{row['labels'].get('task')}, {row['labels'].get('stack')} stack, "
+                f"L={row['num_layers']} (validation {min(vals):.3f}-{max(vals):.3f} over "
+                f"{len(vals)} rates)"
+            )
+    return flat
+
+
+def reference_findings(
+    records: Sequence[dict], spec: SweepSpec, verdicts: Sequence[analysis.ClaimVerdict]
+) -> str:
+    """What the reference profile's results show, as Markdown bullets: the best stack per task,
+    the memorisation probe, tuning groups where no rate trained, and a reading of each claim's
+    verdict (d1-d4)."""
+    evals = analysis.eval_records(records)
+    depths = sorted({e.num_layers for e in spec.experiments if e.task != "memorize"})
+    bullets = []
+    for task, better, unit in (
+        ("charlm-english", min, "bits per character, lower is better"),
+        ("listops", max, "accuracy, higher is better"),
+    ):
+        means = {(s, L): cell_mean(evals, task, s, L).mean for s in STACKS for L in depths}
+        means = {k: v for k, v in means.items() if v == v}
+        if not means:
+            continue
+        best = better(means, key=means.get)
+        base = means.get(("plain", 1), math.nan)
+        deepest = max(L for _, L in means)
+        spread = ", ".join(
+            f"{s} {means[s, deepest] - means[s, 1]:+.3f}"
+            for s in STACKS
+            if (s, deepest) in means and (s, 1) in means
+        )
+        bullets.append(
+            f"- **{task}** ({unit}): the best mean is {best[0]} at L={best[1]} "
+            f"({means[best]:.3f}, against {base:.3f} for one plain layer). From L=1 to "
+            f"L={deepest} each stack changes by: {spread}."
+        )
+    mem_bpp = _memorize_bits(evals)
+    steps_mem = next(e.train.max_steps for e in spec.experiments if e.task == "memorize")
+    if mem_bpp:
+        bullets.append(
+            f"- **Memorisation probe** after {steps_mem:,} steps (bits per parameter, mean over "
+            "seeds): "
+            + ", ".join(f"L={L}: {v:.2f}" for L, v in mem_bpp.items())
+            + f". The declared floor is {CAPACITY_FLOOR:g}: "
+            + (
+                "every depth is still below it, so (d2)'s cells stay not informative at this "
+                "length too."
+                if max(mem_bpp.values()) < CAPACITY_FLOOR
+                else "at least one depth is above it, so (d2) counts every comparison where one "
+                "of the two depths reaches it."
+            )
+        )
+    flat = _flat_tuning(spec, records)
+    if flat:
+        bullets.append(
+            "- **No learning rate trained these models**: " + "; ".join(flat) + ". Every rate "
+            "of the grid gave the same validation score within the smallest effect of interest, "
+            "so the rate marked *chosen* in the tuning table is a tie, not an optimum: at this "
+            "budget and length these stacks do not train at all, whatever the rate."
+        )
+    verdict_of = {cv.claim.id: cv.verdict for cv in verdicts if cv.cells}
+    conv = analysis.convergence([r for r in records if r["task"] != "memorize"])
+    still = sum(not r["converged"] for r in conv)
+    if "d2" in verdict_of and mem_bpp:
+        shallow, deepest_mem = min(mem_bpp), max(mem_bpp)
+        mem_runs = [r for r in evals if r["task"] == "memorize"]
+        ceiling = min(
+            bits_per_parameter(
+                1.0, r["experiment"]["n_test"], r["task_info"]["num_classes"], r["param_count"]
+            )
+            for r in mem_runs
+        )
+        bullets.append(
+            f"- **Memorisation in {steps_mem:,} steps** ((d2) {verdict_of['d2']}): the "
+            f"{deepest_mem}-layer probe stores {mem_bpp[deepest_mem]:.2f} bits per parameter "
+            f"against {mem_bpp[shallow]:.2f} for one layer, with the same parameters; the "
+            f"probe's ceiling (every label stored) is about {ceiling:.1f}. All are far below it "
+            "and below the ~5 bits per parameter Collins et al. reach after long, tuned "
+            "training, so this is a trainability finding, not a capacity one: deep plain stacks "
+            "memorise more slowly at this budget and training length. It fits (d1), a stack "
+            "that is harder to train; only a memorisation curve trained to a plateau could tell "
+            "it apart from less room."
+        )
+    d1 = next((cv for cv in verdicts if cv.claim.id == "d1" and cv.cells), None)
+    if d1 is not None:
+        left_out = [c for c in d1.cells if c.comparison.verdict == stats.NOT_INFORMATIVE]
+        bullets.append(
+            f"- **Residual + LayerNorm** ((d1) {d1.verdict}: {analysis.verdict_words(d1)}). "
+            + " ".join(f"{c.name} is not informative: {c.comparison.reason}." for c in left_out)
+            + " Where the fix helps, the fixed stack still differs from its own one-layer model "
+            "unless the cell says *closes*: residual connections make deep stacks trainable "
+            "here, they do not make depth free."
+        )
+    if verdict_of.get("d3") == "contradicted":
+        bullets.append(
+            "- **Dropout** widened the gap to one layer instead of narrowing it ((d3) "
+            "contradicted). Dropout is a regulariser: it pays off where a model fits its "
+            f"training data better than new data. Here {still} of {len(conv)} task groups were "
+            "still improving when training ended: these small models had not finished fitting "
+            "their data, and the likely reading (not tested here) is that dropout's noise only "
+            "slowed them down. Whether it helps a model large enough to overfit is what the gpu "
+            "profile's 400K-parameter language model would test."
+        )
+    elif "d3" in verdict_of:
+        bullets.append(
+            f"- **Dropout** between layers: (d3) is **{verdict_of['d3']}** at this scale."
+        )
+    if "d4" in verdict_of:
+        d4 = next(cv for cv in verdicts if cv.claim.id == "d4").cells
+        closed = [c.comparison.effect for c in d4]  # > 0: the projection narrows the gap
+        firm = [c for c in d4 if c.comparison.verdict in ("supported", "contradicted")]
+        bullets.append(
+            f"- **Projection** ((d4) {verdict_of['d4']}): the LSTMP stack keeps a wider cell "
+            "than the plain stack at the same parameters. In "
+            f"{sum(e < 0 for e in closed)} of {len(closed)} cells its gap to one layer came out "
+            f"wider than the plain stack's (gap narrowed: {min(closed):+.3f} to "
+            f"{max(closed):+.3f}, each in its cell's own metric), "
+            + (
+                f"and {len(firm)} cell(s) reach a verdict of their own after the Holm correction."
+                if firm
+                else "but no cell's difference is firm after the Holm correction across the "
+                "claim's cells: with 5 seeds, this profile cannot tell the projection from the "
+                "plain stack."
+            )
+            + " Compare it with the residual + LayerNorm stack, which changes the path between "
+            f"layers instead of their shape ((d1) {verdict_of.get('d1', 'not judged')})."
+        )
+    return "\n".join(bullets)
