@@ -6,9 +6,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnlab.models import ModelConfig, build_model
-from rnnlab.tasks import TaskData
-from rnnlab.train import (
+from rnnlab.core.models import ModelConfig, build_model
+from rnnlab.core.tasks import TaskData
+from rnnlab.core.train import (
     TrainConfig,
     evaluate,
     fit,
