@@ -19,7 +19,8 @@ drawn
 
 The result is written to ``data/scale_step_seconds.json`` with its provenance: the CPU model,
 core count, date (UTC), Python, torch and rnnlab versions, the git commit, the load average
-before and after, and ``--note``. :func:`rnnlab.experiments.scale.plan` reads the file; it never
+before and after, and ``--note``. :func:`rnnlab.experiments.scale_plan.plan` reads the file; it
+never
 times
 anything itself (timings taken during a sweep, under load, are not estimates).
 """
@@ -40,8 +41,9 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 import torch  # noqa: E402
 
+from rnnlab.core.device import seed_everything  # noqa: E402
 from rnnlab.core.models import build_model, matched_config_for_task  # noqa: E402
-from rnnlab.core.train import batch_loss, evaluate, lr_schedule, seed_everything  # noqa: E402
+from rnnlab.core.train import batch_loss, evaluate, lr_schedule
 from rnnlab.experiments import scale  # noqa: E402
 from rnnlab.experiments.experiment import data_seed_for  # noqa: E402
 from rnnlab.experiments.unit import git_commit, task_data, versions
@@ -151,7 +153,7 @@ def main() -> None:
     finished = dt.datetime.now(dt.timezone.utc)
     doc = {
         "what": "seconds per training step of the scale experiment's models, one thread each, "
-        "by benchmarks/bench_scale_steps.py; read by rnnlab.experiments.scale.plan",
+        "by benchmarks/bench_scale_steps.py; read by rnnlab.experiments.scale_plan.plan",
         "profiles": args.profiles,
         "provenance": {
             "cpu": cpu_model(),

@@ -31,16 +31,12 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from rnnlab.core.config import TrainConfig  # noqa: E402
+from rnnlab.core.device import seed_everything, select_device  # noqa: E402
 from rnnlab.core.models import ModelConfig, build_model, count_parameters  # noqa: E402
 from rnnlab.core.paths import results_dir  # noqa: E402
 from rnnlab.core.tasks import TaskData  # noqa: E402
-from rnnlab.core.train import (  # noqa: E402
-    TrainConfig,
-    evaluate,
-    seed_everything,
-    select_device,
-    train_model,
-)
+from rnnlab.core.train import evaluate, train_model  # noqa: E402
 from rnnlab.experiments.labs import LABS, run_lab  # noqa: E402
 from rnnlab.experiments.store import load_results  # noqa: E402
 

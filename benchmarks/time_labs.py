@@ -12,7 +12,8 @@ many of the committed runs were recorded on this machine's CPU model.
 
 The load average before and after each lab is recorded: anything else running on the machine
 slows the lab down, so on a shared machine the wall time is an upper bound for a quiet one. The
-target the labs are designed to (``rnnlab.experiments.labs.PROFILES["cpu"]``) is at most 30 minutes
+target the labs are designed to (``rnnlab.experiments.profiles.PROFILES["cpu"]``) is at most 30
+minutes
 per lab
 on 2 cores.
 """
@@ -33,7 +34,7 @@ from pathlib import Path
 import torch
 
 from rnnlab.core.paths import results_dir
-from rnnlab.experiments.labs import CPU_TARGET_MINUTES
+from rnnlab.experiments.profiles import CPU_TARGET_MINUTES
 from rnnlab.experiments.store import load_results
 from rnnlab.experiments.unit import git_commit
 

@@ -26,9 +26,10 @@ from pathlib import Path
 
 import torch
 
+from rnnlab.core.device import seed_everything
 from rnnlab.core.models import build_model, matched_config_for_task
 from rnnlab.core.tasks import make_task
-from rnnlab.core.train import evaluate, seed_everything, train_model
+from rnnlab.core.train import evaluate, train_model
 from rnnlab.experiments.experiment import data_seed_for
 from rnnlab.experiments.labs import get_lab, load_reference
 from rnnlab.experiments.store import eval_records

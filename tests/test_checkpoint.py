@@ -17,9 +17,11 @@ import pytest
 import torch
 
 import rnnlab.core.train as train_mod
+from rnnlab.core.config import TrainConfig
+from rnnlab.core.device import seed_everything
 from rnnlab.core.models import ModelConfig, build_model
 from rnnlab.core.tasks import TaskData
-from rnnlab.core.train import TrainConfig, seed_everything, train_model
+from rnnlab.core.train import train_model
 
 LIB = str(Path(__file__).resolve().parents[1] / "lib")
 

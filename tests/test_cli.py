@@ -6,7 +6,8 @@ import sys
 import pytest
 
 from rnnlab.__main__ import main
-from rnnlab.experiments.labs import LABS, PROFILES, get_lab, resolve_profile
+from rnnlab.experiments.labs import LABS, get_lab
+from rnnlab.experiments.profiles import PROFILES, resolve_profile
 
 
 def run(*args):

@@ -13,6 +13,7 @@ import pytest
 
 from rnnlab.experiments import labs
 from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.lab import at_reference_rates
 from rnnlab.experiments.store import eval_records
 from rnnlab.experiments.sweep import SweepRecords
 from rnnlab.experiments.tuning import tuning_report
@@ -99,7 +100,7 @@ def test_estimate_arguments_and_missing_tuning_are_clear_errors() -> None:
         labs.colab_estimate("lab-a", speedup=0)
     experiments = labs.get_lab("lab-a").experiments("cpu")
     with pytest.raises(ValueError, match="no complete tuning"):
-        labs.at_reference_rates("lab-a", experiments, records=[])
+        at_reference_rates("lab-a", experiments, records=[])
     slower = labs.colab_estimate("lab-a", speedup=1.0)
     assert slower.minutes == pytest.approx(2 * labs.colab_estimate("lab-a").minutes)
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
+from rnnlab.core.config import TrainConfig
 from rnnlab.core.models import ModelConfig, build_model
 from rnnlab.core.tasks import make_task
 from rnnlab.core.tasks.heldout import file_part, heldout_sizes
-from rnnlab.core.train import TrainConfig
 from rnnlab.evidence.convergence_stats import (
     paired_file_effect,
 )

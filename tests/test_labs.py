@@ -13,8 +13,10 @@ from rnnlab.evidence.analysis import (
     equivalence_verdict,
     summary_rows,
 )
+from rnnlab.experiments.budgets import fit_budget, task_example
 from rnnlab.experiments.experiment import LATER_MODEL_DEFAULTS, Experiment
-from rnnlab.experiments.labs import LABS, STACKS, fit_budget, get_lab, task_example
+from rnnlab.experiments.lab_d import STACKS
+from rnnlab.experiments.labs import LABS, get_lab
 
 
 @pytest.mark.parametrize(

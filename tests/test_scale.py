@@ -10,7 +10,7 @@ import pytest
 
 from rnnlab.__main__ import main
 from rnnlab.evidence import scalemap
-from rnnlab.experiments import scale
+from rnnlab.experiments import scale, scale_plan
 from rnnlab.experiments.experiment import TUNE_SEEDS
 from rnnlab.experiments.store import load_results
 from rnnlab.experiments.sweep import SweepSpec, pending_units, run_sweep
@@ -26,7 +26,7 @@ def fake_budgets(monkeypatch):
         calls.append((target, depths, kw["task"], kw["embedding_dim"]))
         return target + 1
 
-    monkeypatch.setattr("rnnlab.experiments.labs.fit_budget", fake_fit)
+    monkeypatch.setattr("rnnlab.experiments.budgets.fit_budget", fake_fit)
     return calls
 
 
@@ -238,7 +238,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
         cost(e) for e in design
     ) * len(spec.seeds)
     buf = io.StringIO()
-    empty = scale.plan(spec, [], timings=timings, file=buf)
+    empty = scale_plan.plan(spec, [], timings=timings, file=buf)
     assert empty["runs"] == spec.n_runs() == n_tune + len(design) * len(spec.seeds)
     assert empty["tune_runs"] == n_tune and empty["done_runs"] == 0
     assert empty["core_hours"] == pytest.approx(expected / 3600)
@@ -251,7 +251,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
     # really run four runs, then plan again with their records
     out = tmp_path / "scale.jsonl"
     records = run_sweep(spec, out, max_runs=4)
-    half = scale.plan(spec, records, timings=timings, file=io.StringIO())
+    half = scale_plan.plan(spec, records, timings=timings, file=io.StringIO())
     assert half["done_runs"] == 4 and half["remaining_runs"] == empty["runs"] - 4
     assert spec.planned_runs(records) == half["runs"]  # the count the CLI's progress lines use
     assert half["done_core_hours"] == pytest.approx(
@@ -278,14 +278,14 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
         for i, r in enumerate(records)
     ]  # fmt: skip
     buf = io.StringIO()
-    later = scale.plan(spec, slow, timings=timings, file=buf)
+    later = scale_plan.plan(spec, slow, timings=timings, file=buf)
     assert later["calibration_recent"] == pytest.approx(
         3 * (ratios_by_index[2] + ratios_by_index[3]) / 2
     )
     assert "calibrated by the 2 most recent runs" in buf.getvalue()
     names = set(half["remaining"])
     assert not names & {
-        scale._unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],
+        scale_plan.unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],
                          r["seed"], r["lr"] if r["role"] == "tune" else None)
         for r in records
     }  # fmt: skip

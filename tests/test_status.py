@@ -280,7 +280,7 @@ def test_lab_time_reads_provenance_and_the_benchmark(tmp_path: Path) -> None:
 def test_the_cpu_target_has_one_source() -> None:
     """README's profile table, the profile's target and the benchmark's target are one number."""
     from rnnlab.core.paths import repo_root
-    from rnnlab.experiments.labs import CPU_TARGET_MINUTES, PROFILES
+    from rnnlab.experiments.profiles import CPU_TARGET_MINUTES, PROFILES
 
     readme = (repo_root() / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `cpu` |"))

@@ -197,7 +197,7 @@ def _cheapest_committed_lab_c_run() -> tuple[dict, object]:
     """The cheapest committed lab-c cpu reporting run and its experiment (checked unchanged)."""
     import dataclasses
 
-    from rnnlab.core.train import TrainConfig
+    from rnnlab.core.config import TrainConfig
     from rnnlab.experiments.labs import load_reference
 
     records = [r for r in load_reference("lab-c", "cpu") if r["role"] == "eval"]
@@ -239,7 +239,7 @@ def test_a_committed_reference_run_reproduces():
     spread between the committed seeds of the same experiment (one standard deviation)."""
     import torch
 
-    from rnnlab.core.train import device_name
+    from rnnlab.core.device import device_name
     from rnnlab.experiments.labs import load_reference
 
     rec, experiment = _cheapest_committed_lab_c_run()

@@ -2,9 +2,9 @@
 
 import pytest
 
-from rnnlab.core.train import TrainConfig
+from rnnlab.core.config import TrainConfig
 from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, data_seed_for, run_id
-from rnnlab.experiments.labs import log_grid
+from rnnlab.experiments.lab import log_grid
 from rnnlab.experiments.sweep import SweepSpec, pending_units
 from rnnlab.experiments.tuning import cell_grid, choose_lr, tuning_report
 

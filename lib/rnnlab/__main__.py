@@ -37,7 +37,8 @@ from pathlib import Path
 
 from rnnlab.evidence import analysis
 from rnnlab.experiments.distributed import SchedulerLost, SchedulerUnavailable, scheduler_address
-from rnnlab.experiments.labs import LABS, get_lab, resolve_profile, run_lab
+from rnnlab.experiments.labs import LABS, get_lab, run_lab
+from rnnlab.experiments.profiles import resolve_profile
 from rnnlab.experiments.store import (
     ResultsFileUnwritable,
     ResultsStore,
@@ -235,7 +236,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                                                           timings))))  # fmt: skip
         print(f"  run or resume: python -m rnnlab run-converge --profile {args.profile} --jobs 2")
         return 0
-    from rnnlab.experiments.scale import plan_command
+    from rnnlab.experiments.scale_plan import plan_command
 
     plan_command(args.profile, args.out, timings=args.timings)
     return 0
@@ -272,10 +273,8 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
 
 
 def cmd_run_scale(args: argparse.Namespace) -> int:
-    import time
-
     from rnnlab.experiments import scale
-    from rnnlab.experiments.console import check_run_options, console_log
+    from rnnlab.experiments.console import run_console
 
     seeds = _seed_list(args.seeds)
     if args.results and not args.transfer_control:
@@ -291,42 +290,34 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else scale.default_out(args.profile)
         spec = scale.sweep_spec(args.profile, seeds)
         run = scale.run_scale
-    check_run_options(out, device=args.device, jobs=args.jobs, threads=args.threads)
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
-    records = load_results(out)
-    already = len(records)
-    total = spec.planned_runs(records)
-    print(
-        f"{spec.lab} {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
-        f"{spec.n_runs()} runs before grid extensions, {total} with the extensions so far; "
-        f"{already} already in {out}; checkpoints in {ckpt}",
-        flush=True,
-    )
-    print(
-        f"to stop after the runs in progress (nothing lost): touch {scale.default_drain_file(out)}",
-        flush=True,
-    )
-    if args.profile == "smoke":
-        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
-    t0 = time.perf_counter()
+    name = f"{spec.lab} {args.profile}"
 
-    log, log_failure = console_log(total, already)
+    def header(total: int, already: int) -> str:
+        lines = [
+            f"{name}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
+            f"{spec.n_runs()} runs before grid extensions, {total} with the extensions so far; "
+            f"{already} already in {out}; checkpoints in {ckpt}",
+            f"to stop after the runs in progress (nothing lost): touch "
+            f"{scale.default_drain_file(out)}",
+        ]
+        if args.profile == "smoke":
+            lines.append(
+                "note: the smoke profile checks code paths only; its numbers are not evidence."
+            )
+        return "\n".join(lines)
 
-    records = run(
-        args.profile,
+    records = run_console(
+        spec,
         out,
+        name=name,
+        header=header,
+        run=functools.partial(run, args.profile, seeds=seeds),
         jobs=args.jobs,
         checkpoint_dir=ckpt,
-        seeds=seeds,
         device=args.device,
         threads=args.threads,
         max_runs=args.max_runs,
-        on_record=log,
-        on_failure=log_failure,
-    )
-    print(
-        f"{spec.lab} {args.profile}: {len(records)} runs in {out} "
-        f"({time.perf_counter() - t0:.0f} s)"
     )
     return _failed_status(records, out)
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rnnlab.core import params
+from rnnlab.core.params.counts import check_bool, check_int
 
 __all__ = [
     "LayerFlops",
@@ -79,9 +80,9 @@ def recurrent_layer_flops(
     key = params.normalize_mode(mode)
     if key not in ("LSTM", "GRU"):
         raise ValueError(f"mode must be one of LSTM, GRU, got {mode!r}")
-    n = params.check_int("input_size", input_size, 1)
-    h = params.check_int("hidden_size", hidden_size, 1)
-    p = params.check_int("proj_size", proj_size, 0, h - 1)
+    n = check_int("input_size", input_size, 1)
+    h = check_int("hidden_size", hidden_size, 1)
+    p = check_int("proj_size", proj_size, 0, h - 1)
     if p and key != "LSTM":
         raise ValueError(f"proj_size must be 0 for mode {key} (only LSTM supports it), got {p}")
     r = p or h
@@ -107,23 +108,23 @@ def model_forward_flops(
     LayerNorm (mean, variance, normalise, gain, shift; its square root is ignored), and
     :math:`2rC + C` for the head.
     """
-    layers = params.check_int("num_layers", num_layers, 1)
-    o = params.check_int("output_size", output_size, 1)
+    layers = check_int("num_layers", num_layers, 1)
+    o = check_int("output_size", output_size, 1)
     r = params.stack_output_size(hidden_size, proj_size=proj_size)
     total = 0
     for k in range(layers):
         n = input_size if k == 0 else r
         total += recurrent_layer_flops(n, hidden_size, mode=mode, proj_size=proj_size).flops
-        if params.check_bool("residual", residual) and k > 0:
+        if check_bool("residual", residual) and k > 0:
             total += r
-        if params.check_bool("layer_norm", layer_norm):
+        if check_bool("layer_norm", layer_norm):
             total += 8 * r
     return total + 2 * r * o + o
 
 
 def train_flops_per_token(forward_flops: int) -> int:
     """Training FLOPs per token: forward plus a backward of about twice the forward, ``3x``."""
-    return 3 * params.check_int("forward_flops", forward_flops, 0)
+    return 3 * check_int("forward_flops", forward_flops, 0)
 
 
 def critical_path(num_layers: int, seq_len: int, *, schedule: str = "layerwise") -> int:
@@ -133,8 +134,8 @@ def critical_path(num_layers: int, seq_len: int, *, schedule: str = "layerwise")
     ``"wavefront"`` (all cells on an anti-diagonal :math:`k + t` at once): :math:`L + T - 1`,
     the minimum the dependencies allow.
     """
-    layers = params.check_int("num_layers", num_layers, 1)
-    t = params.check_int("seq_len", seq_len, 1)
+    layers = check_int("num_layers", num_layers, 1)
+    t = check_int("seq_len", seq_len, 1)
     if schedule == "layerwise":
         return layers * t
     if schedule == "wavefront":
@@ -145,5 +146,5 @@ def critical_path(num_layers: int, seq_len: int, *, schedule: str = "layerwise")
 def generation_critical_path(num_layers: int, num_tokens: int) -> int:
     r"""Sequential steps to sample ``num_tokens`` tokens autoregressively: :math:`LT` whatever
     the schedule, since each token's input is the previous token's output."""
-    layers = params.check_int("num_layers", num_layers, 1)
-    return layers * params.check_int("num_tokens", num_tokens, 1)
+    layers = check_int("num_layers", num_layers, 1)
+    return layers * check_int("num_tokens", num_tokens, 1)

@@ -16,7 +16,9 @@ import math
 from collections.abc import Sequence
 
 from rnnlab.evidence import analysis, stats
-from rnnlab.experiments.labs import Lab, load_reference, resolve_profile
+from rnnlab.experiments.lab import Lab
+from rnnlab.experiments.labs import load_reference
+from rnnlab.experiments.profiles import resolve_profile
 from rnnlab.experiments.store import eval_records
 from rnnlab.experiments.tuning import tuning_report
 
@@ -101,7 +103,7 @@ def design_table(lab: Lab, profile: str):
     """One row per experiment: cell, depth, width, exact whole-model count and its distance to
     the budget, data sizes (test examples per seed), training length and initial rate grid."""
     from rnnlab.core.models import matched_config_for_task
-    from rnnlab.experiments.labs import task_example
+    from rnnlab.experiments.budgets import task_example
 
     rows = []
     for e in lab.experiments(profile):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from rnnlab.evidence import analysis
+from rnnlab.evidence import analysis, stats
 from rnnlab.experiments.labs import LABS
 from rnnlab.experiments.store import load_results
 
@@ -235,7 +235,7 @@ def findings_markdown(results_dir: str | Path) -> str:
     if not rows:
         lines.append("| – | no committed reference results yet | | | | | |")
     for r in rows:
-        counts = [sum(c["verdict"] == v for c in r["cells"]) for v in analysis.stats.VERDICTS_V2]
+        counts = [sum(c["verdict"] == v for c in r["cells"]) for v in stats.VERDICTS_V2]
         complete = "" if r["complete"] else " (incomplete: provisional)"
         lines.append(
             f"| ({r['claim']}) | {r['direction']} | {r['profile']} | {r['comparison']} | "

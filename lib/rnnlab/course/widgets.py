@@ -29,6 +29,7 @@ import html
 import io
 import itertools
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from rnnlab.core import params
@@ -392,6 +393,16 @@ def parameter_explorer(
 # The explorer without a kernel: HTML + JavaScript
 # --------------------------------------------------------------------------------------------
 
+
+def _asset(name: str) -> str:
+    """The text of ``assets/<name>`` (package data) without its leading ``//`` comment lines."""
+    text = resources.files("rnnlab.course").joinpath("assets", name).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    while lines and lines[0].startswith("//"):
+        lines.pop(0)
+    return "".join(lines)
+
+
 #: The CSS class of the browser-side explorer's root element (the browser tests look for it).
 BROWSER_EXPLORER_CLASS = "rnnlab-live-explorer"
 
@@ -403,78 +414,10 @@ BROWSER_EXPLORER_CLASS = "rnnlab-live-explorer"
 #                             a tie goes to the smaller width; None below the count at width 1.
 # Counts stay far below 2**53, so JavaScript numbers are exact integers here.
 #: The closed forms in JavaScript (pure functions; tests/test_widgets.py runs them in Node.js).
-EXPLORER_MATH_JS = r"""
-function lstm(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + 2 * L * d); }
-function textbook(m, d, L) { return 4 * (d * m + (2 * L - 1) * d * d + L * d); }
-function matched(B, m, L) {
-  var a = 4 * (2 * L - 1), b = 4 * (m + 2 * L);
-  function count(w) { return (a * w + b) * w; }
-  if (B < count(1)) { return null; }
-  var disc = b * b + 4 * a * B;
-  var lo = Math.max(1, Math.floor((Math.floor(Math.sqrt(disc)) - b) / (2 * a)));
-  while (lo > 1 && count(lo) > B) { lo -= 1; }
-  while (count(lo + 1) <= B) { lo += 1; }
-  var below = count(lo), above = count(lo + 1);
-  var width = (B - below <= above - B) ? lo : lo + 1;
-  var total = count(width);
-  return {width: width, count: total, error: (total - B) / B,
-          root: 2 * B / (b + Math.sqrt(disc))};
-}
-"""
+EXPLORER_MATH_JS = "\n" + _asset("explorer_math.js")
 
-_EXPLORER_JS = r"""
-(function () {
-  "use strict";
-  var root = document.getElementById("__ID__");
-  if (!root || root.dataset.ready) { return; }
-  root.dataset.ready = "1";
-  var MAX_LAYERS = __MAX_LAYERS__;
-  function el(name) { return root.querySelector("[data-k='" + name + "']"); }
-  function fmt(n) { return Math.round(n).toLocaleString("en-US"); }
-  function pct(x) {
-    var s = (100 * Math.abs(x)).toFixed(3);
-    return (x < 0 && Number(s) !== 0 ? "\u2212" : "+") + s + "%";
-  }
-__MATH__
-  function update() {
-    var m = Number(el("m").value), d = Number(el("d").value), L = Number(el("L").value);
-    var tied = el("tie").checked;
-    var budgetBox = el("budget");
-    if (tied) { budgetBox.value = String(lstm(m, d, 1)); }
-    budgetBox.disabled = tied;
-    var B = Math.max(1, Math.floor(Number(budgetBox.value) || 1));
-    el("m-out").textContent = m; el("d-out").textContent = d; el("L-out").textContent = L;
-    el("layers-word").textContent = L > 1 ? "layers" : "layer";
-    el("m-head").textContent = m; el("d-head").textContent = d; el("L-head").textContent = L;
-    el("textbook").textContent = fmt(textbook(m, d, L));
-    el("torch").textContent = fmt(lstm(m, d, L));
-    el("bias").textContent = fmt(lstm(m, d, L) - textbook(m, d, L));
-    el("B").textContent = fmt(B);
-    el("source").textContent = tied ? "one PyTorch layer of width d = " + d : "chosen budget";
-    el("rule-head").hidden = !tied;
-    for (var n = 1; n <= MAX_LAYERS; n++) {
-      var row = root.querySelector("tr[data-layers='" + n + "']");
-      var mt = matched(B, m, n);
-      var cells = row.querySelectorAll("td");
-      var rule = cells[cells.length - 1];
-      rule.hidden = !tied;
-      rule.textContent = (d / Math.sqrt(2 * n - 1)).toFixed(1);
-      if (mt === null) {
-        cells[1].textContent = "\u2013"; cells[2].textContent = "\u2013";
-        cells[3].textContent = "below the minimum " + fmt(lstm(m, 1, n)) + " (width 1)";
-      } else {
-        cells[1].textContent = String(mt.width); cells[2].textContent = fmt(mt.count);
-        cells[3].textContent = pct(mt.error);
-      }
-      row.dataset.width = mt === null ? "" : String(mt.width);
-    }
-    root.dataset.torchCount = String(lstm(m, d, L));
-  }
-  root.addEventListener("input", update);
-  root.addEventListener("change", update);
-  update();
-})();
-"""
+#: The explorer's script (``__ID__``, ``__MAX_LAYERS__`` and ``__MATH__`` filled in per page).
+_EXPLORER_JS = "\n" + _asset("explorer.js")
 
 
 def _explorer_css(uid: str) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -95,7 +96,7 @@ def check_run_options(
     machine lacks. Raises ValueError or :class:`rnnlab.experiments.store.ResultsFileUnwritable`."""
     import torch
 
-    from rnnlab.core.train import select_device
+    from rnnlab.core.device import select_device
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
@@ -121,6 +122,7 @@ def run_console(
     *,
     name: str,
     header: Callable[[int, int], str],
+    run: Callable[..., SweepRecords] | None = None,
     **sweep_options: Any,
 ) -> SweepRecords:
     """The console runner every command shares (``run``, ``run --text``): check the options
@@ -128,7 +130,9 @@ def run_console(
     run :func:`run_sweep` with a :func:`progress_line` per finished run and a ``FAILED`` line per
     failed run, then one summary line, and one more naming ``<out>.failed`` if runs failed.
 
-    ``sweep_options`` go to :func:`run_sweep`. The caller turns ``.failures`` into its exit
+    ``sweep_options`` go to :func:`run_sweep`, or to ``run(out, on_record=..., on_failure=...,
+    **sweep_options)`` when given (a design's own runner, e.g.
+    :func:`rnnlab.experiments.scale.run_scale`). The caller turns ``.failures`` into its exit
     status (non-zero when any run failed)."""
     from rnnlab.core.paths import shown_path
 
@@ -144,7 +148,9 @@ def run_console(
     print(header(total, len(done)), flush=True)
     log, log_failure = console_log(total, already=len(done))
     t0 = time.perf_counter()
-    records = run_sweep(spec, out, on_record=log, on_failure=log_failure, **sweep_options)
+    if run is None:
+        run = functools.partial(run_sweep, spec)
+    records = run(out, on_record=log, on_failure=log_failure, **sweep_options)
     print(
         f"{name}: {len(records)} runs in {shown_path(out)} ({time.perf_counter() - t0:.0f} s)",
         flush=True,

@@ -65,8 +65,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rnnlab.core.train import TrainConfig
+from rnnlab.core.config import TrainConfig
 from rnnlab.experiments.experiment import FAMILY_LABEL, TUNE_SEEDS, Experiment, run_id
+from rnnlab.experiments.profiles import SMOKE_CHARLM
 from rnnlab.experiments.sweep import SweepSpec, run_sweep
 from rnnlab.experiments.tuning import cell_grid, cells_of, choose_lr
 
@@ -144,16 +145,9 @@ def design(profile: str = "reference") -> Design:
             variants=(Variant("L1", 1, dropouts=(0.0, 0.2)), Variant("L2", 2, dropouts=(0.0, 0.2))),
             groups=(("L1", "L2"),),
             seeds=(0, 1),
-            seq_len=32,
-            batch_size=8,
-            embedding_dim=16,
-            n_val=16,
-            n_train=64,
             n_test=64,
-            warmup_steps=2,
             eval_every=5,
-            lr_grid=(2e-3, 4e-3),
-            lr_limits=(2e-3, 4e-3),  # no extension: the smoke profile stays seconds long
+            **SMOKE_CHARLM,
         )
     raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rnnlab.core.train import TrainConfig
+from rnnlab.core.config import TrainConfig
 
 TUNE_SEEDS = (10_000, 10_001)
 TUNE_SEED = TUNE_SEEDS[0]  # version 1 tuned on this one seed only

@@ -4,7 +4,8 @@
 same
 design on
 ``charlm-text``: every character-LM experiment gets ``task="charlm-text"`` with ``path=`` the
-file, its budget re-matched to the file's vocabulary (:func:`rnnlab.experiments.labs.fit_budget`),
+file, its budget re-matched to the file's vocabulary
+(:func:`rnnlab.experiments.budgets.fit_budget`),
 the label
 ``corpus="text"`` and the file's sha256 as the label ``text_sha256``; the English and Python
 copies of a cell become one; experiments on other tasks (Dyck) are dropped. The sha256 is part of
@@ -109,7 +110,7 @@ def lab_b_on_text(experiments: Sequence[Experiment], path: str | Path) -> tuple[
     more; the validation and test sizes are kept (a file too short for them raises the task's
     ValueError saying how many characters are needed)."""
     from rnnlab.core.tasks.text import read_text_file
-    from rnnlab.experiments.labs import fit_budget
+    from rnnlab.experiments.budgets import fit_budget
 
     text, info = read_text_file(path)
     resolved, sha = info["path"], info["sha256"]
@@ -174,7 +175,8 @@ def run_lab_on_text(
     with checkpoints in ``<out>.ckpt/``. Only ``lab-b`` has one. The text is checked first
     (:func:`check_text`); the returned list's ``.failures`` lists the runs that raised."""
     from rnnlab.core.tasks.text import read_text_file
-    from rnnlab.experiments.labs import get_lab, parse_shard, resolve_profile
+    from rnnlab.experiments.labs import get_lab, parse_shard
+    from rnnlab.experiments.profiles import resolve_profile
 
     if name != "lab-b":
         raise ValueError(f"--text runs Lab B's character-LM design; use lab-b, got {name!r}")

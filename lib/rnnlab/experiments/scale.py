@@ -14,7 +14,7 @@ The design (profile ``reference``)
   seed share it, so depths are paired). Metric: test bits per character of the best-on-validation
   weights.
 * **Models**: LSTM stacks of depth 1, 2 and 4, embedding 32, the whole model (embedding + stack
-  + head) matched within 2% of the budget (:func:`rnnlab.experiments.labs.fit_budget`).
+  + head) matched within 2% of the budget (:func:`rnnlab.experiments.budgets.fit_budget`).
 * **Budgets**: 25K, 63K, 160K and 400K parameters (log-spaced, a factor of about 2.5).
 * **Training lengths**: 1,500, 3,000 and 6,000 steps of 32 x 128 characters (6M, 12M and 25M
   characters: from 15 characters per parameter at 400K and 1,500 steps to 1,000 at 25K and
@@ -113,17 +113,15 @@ from __future__ import annotations
 import json
 import math
 import shlex
-import statistics
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
-from rnnlab.core.train import TrainConfig
-from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, run_id
+from rnnlab.core.config import TrainConfig
+from rnnlab.experiments.experiment import Experiment
+from rnnlab.experiments.profiles import SMOKE_CHARLM
 from rnnlab.experiments.sweep import SweepSpec
-from rnnlab.experiments.tuning import cell_grid, cells_of
+from rnnlab.experiments.tuning import cells_of
 
 TASK = "charlm-stdlib"
 SCALE_PROFILES = ("reference", "gpu", "smoke")
@@ -165,16 +163,9 @@ def _design(profile: str) -> dict:
             steps=(12, 24, 36),
             eval_every={12: 6, 24: 12, 36: 12},
             check=(12_000, 24),
-            batch_size=8,
-            seq_len=32,
-            n_train=64,
-            n_val=16,
             n_test=16,
-            embedding_dim=16,
-            warmup_steps=2,
-            lr_grid=(2e-3, 4e-3),
-            lr_limits=(2e-3, 4e-3),  # no grid extension: the smoke profile stays seconds long
             seeds=(0, 1),
+            **SMOKE_CHARLM,
         )
     raise ValueError(f"profile must be one of {SCALE_PROFILES}, got {profile!r}")
 
@@ -187,8 +178,8 @@ def design(profile: str = "reference") -> dict:
 
 def _budgets(profile: str) -> dict[int, int]:
     """Budget target -> the budget every depth matches within 2%
-    (:func:`rnnlab.experiments.labs.fit_budget`)."""
-    from rnnlab.experiments.labs import fit_budget
+    (:func:`rnnlab.experiments.budgets.fit_budget`)."""
+    from rnnlab.experiments.budgets import fit_budget
 
     d = _design(profile)
     options = (("seq_len", d["seq_len"]),)
@@ -403,245 +394,6 @@ def run_command(profile: str, out: str | Path, jobs: int = 2) -> str:
     )
 
 
-def _unit_name(e: Experiment, role: str, seed: int, lr: float | None) -> str:
-    rate = f" lr={lr:g}" if lr is not None else ""
-    return (
-        f"{e.label('steps'):>6,d} steps  B={e.label('budget_target') // 1000}K "
-        f"L={e.num_layers} {role} seed={seed}{rate}"
-    )
-
-
-def plan(
-    spec: SweepSpec,
-    records: Sequence[dict],
-    *,
-    timings: Mapping | None = None,
-    file: TextIO | None = None,
-    show_next: int = 8,
-) -> dict:
-    """Print the compute plan of ``spec`` given the finished ``records``: the design, runs (tuning
-    and reporting), estimated core-hours (:func:`run_seconds` with the benchmark ``timings``,
-    default :func:`load_timings`), what is done, what remains by training length and budget, and
-    the next ``show_next`` runs. Returns the totals as a dict.
-
-    Tuning runs are those of each tuned cell's current grid (grown by any extensions the finished
-    tuning runs have already triggered); further extensions, decided by the data, add runs."""
-    file = file or sys.stdout
-    timings = timings if timings is not None else load_timings()
-    try:
-        seconds = step_seconds(spec.experiments, timings)
-        no_estimate = ""
-    except ValueError as err:
-        seconds = {}
-        no_estimate = (
-            "no benchmark of this profile's models: the finished runs' measured wall time is "
-            "the measurement"
-            if not timings.get("cells")
-            else str(err)
-        )
-    experiments = spec.experiments
-
-    def cost(e: Experiment) -> float:
-        if not seconds:
-            return math.nan
-        return run_seconds(e, *seconds[(e.budget, e.num_layers)])
-
-    done_ids = {r["run_id"] for r in records}
-    evals_done: dict[str, int] = {}
-    for r in records:
-        if r.get("role") == "eval":
-            evals_done[r.get("experiment_key", "")] = evals_done.get(r["experiment_key"], 0) + 1
-    # units: (experiment, role, seed, lr or None, done)
-    units: list[tuple[Experiment, str, int, float | None, bool]] = []
-    for cell in cells_of(experiments).values():
-        tuned = spec.source(cell[0]) is None
-        grid, _ = cell_grid(cell, records) if tuned else ((), True)
-        if len(grid) < 2:
-            grid = ()
-        for e in cell:
-            for lr in grid:
-                for s in TUNE_SEEDS:
-                    units.append((e, "tune", s, lr, run_id(e, "tune", s, lr) in done_ids))
-        for e in cell:
-            n_done = min(evals_done.get(e.key, 0), len(spec.seeds))
-            for i, s in enumerate(spec.seeds):
-                units.append((e, "eval", s, None, i < n_done))
-    total_runs = len(units)
-    done_runs = sum(u[4] for u in units)
-    n_tune = sum(u[1] == "tune" for u in units)
-    total_h = sum(cost(u[0]) for u in units) / 3600
-    done_h = sum(cost(u[0]) for u in units if u[4]) / 3600
-    left_h = total_h - done_h
-    measured_h = sum(float(r.get("wall_time_s", 0.0)) for r in records) / 3600
-    # the benchmark prices a step; the finished runs say what a run really took here. The
-    # median of their measured/estimated ratios calibrates the rest: a median, because a run
-    # that shared the cores with un-niced work (a test suite, a book build) took many times
-    # its compute in wall time, and a sum would charge that to every run still to come
-    cost_of = {run_id(*u[:4]): cost(u[0]) for u in units if u[4]}
-    ratios = [
-        float(r["wall_time_s"]) / cost_of[r["run_id"]]
-        for r in records
-        if r.get("run_id") in cost_of and cost_of[r["run_id"]] > 0 and r.get("wall_time_s")
-    ]
-    ratio = float(statistics.median(ratios)) if ratios else None
-    # machines differ (the same run took twice as long on one 2-core machine as on another of
-    # the same CPU model): the most recent runs say how fast the machine running the sweep is now
-    by_start = sorted(
-        (r for r in records if r.get("run_id") in cost_of and cost_of[r["run_id"]] > 0),
-        key=lambda r: str(r.get("started_at", "")),
-    )
-    recent = [float(r["wall_time_s"]) / cost_of[r["run_id"]] for r in by_start[-RECENT_RUNS:]]
-    ratio_recent = (
-        float(statistics.median(recent)) if len(ratios) > RECENT_RUNS and recent else None
-    )
-    depths = sorted({e.num_layers for e in experiments})
-    targets = sorted({e.label("budget_target") for e in experiments})
-    budget_of = {e.label("budget_target"): e.budget for e in experiments}
-    lengths = sorted({e.label("steps") for e in experiments})
-    p = print
-    p(
-        f"scale plan ({spec.profile}): {len(experiments)} experiments = {len(targets)} budgets x "
-        f"{len(depths)} depths x {len(lengths)} training lengths; {len(spec.seeds)} reporting "
-        f"seeds per experiment, {len(TUNE_SEEDS)} tuning seeds",
-        file=file,
-    )
-    e0 = experiments[0]
-    p(
-        f"  task {e0.task} {dict(e0.task_options)}, embedding {e0.embedding_dim}, batch "
-        f"{e0.train.batch_size}, {e0.train.schedule} schedule per length, depths "
-        f"{', '.join(map(str, depths))}",
-        file=file,
-    )
-    p(
-        "  budgets (matched, every depth within 2%): "
-        + ", ".join(f"{budget_of[t]:,d}" for t in targets),
-        file=file,
-    )
-    p(f"  training lengths (steps): {', '.join(f'{s:,d}' for s in lengths)}", file=file)
-    tuned_lengths = {}
-    for e in experiments:
-        tuned_lengths.setdefault(e.label("lr_tuned_at_steps"), set()).add(
-            (e.label("budget_target"), e.label("steps"))
-        )
-    own = sorted(c for at, cs in tuned_lengths.items() for c in cs if c[1] == at)
-    p(
-        f"  learning rate: grid {', '.join(f'{g:g}' for g in e0.lr_grid)} (extended at an edge) "
-        f"tuned at {lengths[0]:,d} steps for every budget and depth, reused at longer lengths; "
-        "tuned at its own length (the transfer check) in: "
-        + (", ".join(f"{t // 1000}K x {s:,d}" for t, s in own if s != lengths[0]) or "none"),
-        file=file,
-    )
-    p(
-        f"runs: {total_runs} ({n_tune} tuning + {total_runs - n_tune} reporting); "
-        f"done {done_runs}; remaining {total_runs - done_runs} (+ any grid extensions)",
-        file=file,
-    )
-    if seconds:
-        p(
-            f"core-hours (estimated): total {total_h:.1f}; done {done_h:.1f}; remaining "
-            f"{left_h:.1f} (about {left_h / 2:.1f} h on 2 cores, one run per core)",
-            file=file,
-        )
-    else:
-        p(f"core-hours: not estimated ({no_estimate})", file=file)
-    if records:
-        p(
-            f"  measured wall time of the {len(records)} finished runs: {measured_h:.2f} h",
-            file=file,
-        )
-    if ratio is not None:
-        p(
-            f"  calibrated by the finished runs (median measured/estimated time of a run "
-            f"{ratio:.2f}, over {len(ratios)} runs): remaining about {left_h * ratio:.1f} "
-            f"core-hours (about {left_h * ratio / 2:.1f} h on 2 cores)",
-            file=file,
-        )
-    if ratio_recent is not None:
-        p(
-            f"  calibrated by the {RECENT_RUNS} most recent runs (this machine's speed now: "
-            f"median {ratio_recent:.2f}): remaining about {left_h * ratio_recent:.1f} core-hours "
-            f"(about {left_h * ratio_recent / 2:.1f} h on 2 cores)",
-            file=file,
-        )
-    prov = timings.get("provenance", {})
-    if seconds:
-        p(
-            f"seconds per training step, one thread (benchmark {prov.get('started_utc', '?')}, "
-            f"{prov.get('cpu', '?')}, torch {prov.get('versions', {}).get('torch', '?')}"
-            + (f"; {prov['note']}" if prov.get("note") else "")
-            + "):",
-            file=file,
-        )
-        p("  budget   " + "".join(f"{'L=' + str(d):>9s}" for d in depths), file=file)
-        for t in targets:
-            b = budget_of[t]
-            p(f"  {b:7,d} " + "".join(f"{seconds[(b, d)][0]:9.4f}" for d in depths), file=file)
-        cal = ISSUE_CALIBRATION
-        p(
-            f"  (the issue's measurement: {cal['params']:,} params, {cal['steps']:,} steps in "
-            f"about {cal['minutes']:.0f} min = {cal['minutes'] * 60 / cal['steps']:.3f} s/step)",
-            file=file,
-        )
-    p(
-        "runs done/total and remaining core-hours, by training length (run order) and budget:",
-        file=file,
-    )
-    for steps in lengths:
-        parts = []
-        for t in targets:
-            us = [
-                u
-                for u in units
-                if u[0].label("steps") == steps and u[0].label("budget_target") == t
-            ]
-            left = sum(cost(u[0]) for u in us if not u[4]) / 3600
-            hours = f" {left:.1f}h" if seconds else ""
-            parts.append(f"{t // 1000}K {sum(u[4] for u in us)}/{len(us)}{hours}")
-        p(f"  {steps:>6,d} steps: " + ", ".join(parts), file=file)
-    order = {e.key: i for i, e in enumerate(experiments)}
-    remaining = [u for u in units if not u[4]]
-    remaining.sort(key=lambda u: (order[u[0].key] // len(depths), u[1] != "tune", order[u[0].key]))
-    if remaining:
-        p(f"next runs, in run order (of {len(remaining)} remaining):", file=file)
-        for u in remaining[:show_next]:
-            p(f"  {_unit_name(u[0], u[1], u[2], u[3])}", file=file)
-    else:
-        p("every run of the design is done", file=file)
-    check_rows = transfer_check(spec, records)
-    for row in check_rows:
-        p(
-            f"transfer check, B={row['budget_target'] // 1000}K L={row['num_layers']}: rate tuned "
-            f"at {row['short_steps']:,d} steps {row['short_rate']:g}, at {row['steps']:,d} steps "
-            f"{row['own_rate']:g} ({row['grid_steps_apart']} grid steps apart; mean validation "
-            f"at the transferred rate {row['val_at_transferred']:.4f}, at the best "
-            f"{row['best_val']:.4f})",
-            file=file,
-        )
-    if transfer_holds(check_rows) is False:
-        p(
-            f"the declared rule (at most {MAX_TRANSFER_GRID_STEPS} grid step apart at every depth) "
-            "fails: the longer lengths' rates are transferred, not tuned; what that does to "
-            "depth's advantage is measured by the transfer control: "
-            f"python -m rnnlab run-scale --profile {shlex.quote(spec.profile)} --transfer-control",
-            file=file,
-        )
-    return {
-        "experiments": len(experiments),
-        "runs": total_runs,
-        "tune_runs": n_tune,
-        "done_runs": done_runs,
-        "remaining_runs": total_runs - done_runs,
-        "core_hours": total_h,
-        "done_core_hours": done_h,
-        "remaining_core_hours": left_h,
-        "calibration": ratio,
-        "remaining_core_hours_calibrated": None if ratio is None else left_h * ratio,
-        "calibration_recent": ratio_recent,
-        "remaining": [_unit_name(*u[:4]) for u in remaining],
-        "seconds_per_step": {f"{b}|{d}": s[0] for (b, d), s in seconds.items()},
-    }
-
-
 def transfer_check(spec: SweepSpec, records: Sequence[dict]) -> list[dict]:
     """The check of the rate transfer, one row per depth of every cell tuned at a length other
     than the shortest, once both its tuning and the shortest length's are complete: the rate
@@ -766,38 +518,6 @@ def _higher_is_better(records: Sequence[dict], e: Experiment) -> bool:
         if r.get("experiment_key") == e.key:
             return bool(r["metrics"]["higher_is_better"])
     return False
-
-
-def plan_command(
-    profile: str, out: str | Path | None = None, *, timings: str | Path | None = None
-) -> dict:
-    """``python -m rnnlab plan scale --profile PROFILE [--out FILE]``: the plan, counting the
-    runs already in ``out`` (default :func:`default_out`), and the command that runs it."""
-    from rnnlab.experiments.store import load_results
-
-    target = Path(out) if out else default_out(profile)
-    spec = sweep_spec(profile)
-    if profile == "gpu" and timings is None:
-        # the committed benchmark times one CPU thread; it prices no GPU run
-        doc = {"cells": [], "provenance": {}}
-    else:
-        doc = load_timings(timings)
-    result = plan(spec, load_results(target), timings=doc)
-    print(f"results: {target} (checkpoints in {default_checkpoint_dir(target)})")
-    if profile == "gpu":
-        print(
-            "on a GPU machine (CUDA checks first, then these runs packed onto the GPU): "
-            "OUT=/tmp/gpu SECONDS_BUDGET=500 JOBS=12 bash scripts/gpu_session.sh"
-        )
-    print(f"to run or resume it (one thread per process): {run_command(profile, target)}")
-    print(
-        "  in the background, niced: setsid nohup env OMP_NUM_THREADS=1 "
-        f"{run_command(profile, target)} --nice 10 > scale-{profile}.log 2>&1 &"
-    )
-    print(
-        f"to stop it after the runs in progress (nothing lost): touch {default_drain_file(target)}"
-    )
-    return result
 
 
 def run_scale(

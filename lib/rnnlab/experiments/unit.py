@@ -107,8 +107,9 @@ def run_unit(
     """
     import torch
 
+    from rnnlab.core.device import device_name, seed_everything, select_device
     from rnnlab.core.models import build_model, matched_config_for_task
-    from rnnlab.core.train import device_name, seed_everything, select_device, train_model
+    from rnnlab.core.train import train_model
 
     if threads:
         torch.set_num_threads(threads)

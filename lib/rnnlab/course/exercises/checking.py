@@ -28,6 +28,7 @@ def require_answer(check: str, value: Any, what: str) -> None:
         )
 
 
+@dataclass(frozen=True)
 class CaseResult:
     """One configuration of a check: what was expected, what came back, and whether it passed.
 
