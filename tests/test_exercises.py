@@ -238,14 +238,16 @@ def _stub(*args, **kwargs):
 LAB_CHECKS = [
     (
         exercises.check_welch_interval,
-        lambda wide, deep: __import__("rnnlab.evidence.stats").stats.welch_interval(wide, deep)[:3],
+        lambda wide, deep: __import__("rnnlab.evidence.stats").evidence.stats.welch_interval(
+            wide, deep
+        )[:3],
         lambda wide, deep: (0.0, -1.0, 1.0),
     ),
     (
         exercises.check_verdict_rule,
-        lambda low, high, claim: __import__("rnnlab.evidence.stats").stats.verdict_from_interval(
-            low, high, claim
-        ),
+        lambda low, high, claim: __import__(
+            "rnnlab.evidence.stats"
+        ).evidence.stats.verdict_from_interval(low, high, claim),
         # a plausible mistake: an interval touching 0 counted as excluding it
         lambda low, high, claim: (
             ("supported" if claim == "depth" else "contradicted")
