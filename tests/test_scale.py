@@ -271,7 +271,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
     assert empty["calibration"] is None and "calibrated" not in text
     assert half["calibration_recent"] is None  # no more runs than the recent window
     # the latest runs calibrate "this machine now": the 2 latest run three times as slow
-    monkeypatch.setattr(scale, "RECENT_RUNS", 2)
+    monkeypatch.setattr(scale_plan, "RECENT_RUNS", 2)
     slow = [
         {**r, "started_at": f"2026-12-0{i + 1}T00:00:00+00:00",
          "wall_time_s": r["wall_time_s"] * (3 if i >= 2 else 1)}

@@ -125,11 +125,6 @@ from rnnlab.experiments.tuning import cells_of
 
 TASK = "charlm-stdlib"
 SCALE_PROFILES = ("reference", "gpu", "smoke")
-ISSUE_CALIBRATION = {"params": 400_000, "steps": 8_000, "minutes": 37.0}
-"""The issue's measurement: 400K parameters, 8000 steps of 32 x 128 characters, about 37 minutes
-on one core (0.28 s per step). :func:`plan` prints it beside the benchmark."""
-#: how many of the latest finished runs :func:`plan` calibrates "this machine now" by
-RECENT_RUNS = 10
 TIMINGS_FILE = "scale_step_seconds.json"
 
 
