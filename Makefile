@@ -101,7 +101,7 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory browser
 
 student: $(STAMP)
-	$(BIN)/python -m rnnlab.student chapters student/chapters
+	$(BIN)/python -m rnnlab.course.student chapters student/chapters
 
 # A release: pin every Colab bootstrap to the tag v$(VERSION), commit, and create that tag
 # (scripts/release.py). Then: git push origin main v$(VERSION)

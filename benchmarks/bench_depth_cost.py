@@ -11,11 +11,11 @@ within 2%) and L = 1, 2, 4, 8 it prints:
 * ``train us/tok``: measured wall time of one training step (forward, backward, AdamW) per
   token, batch x seq_len tokens, median of the timed steps;
 * ``gen us/tok``: autoregressive sampling, batch 1, one character at a time with the hidden
-  state carried (:meth:`rnnlab.models.StackedLSTM.step`), per generated token;
-* ``fwd FLOP``: the exact forward FLOPs per token (:func:`rnnlab.cost.model_forward_flops`),
+  state carried (:meth:`rnnlab.core.models.StackedLSTM.step`), per generated token;
+* ``fwd FLOP``: the exact forward FLOPs per token (:func:`rnnlab.core.cost.model_forward_flops`),
   beside ``2P`` and ``6P`` (the usual estimates; the embedding is a lookup, so 2P overcounts);
 * ``path LT`` and ``L+T-1``: the critical path of the layer-by-layer schedule and of a wavefront
-  schedule over the training sequence (:func:`rnnlab.cost.critical_path`); generation is always
+  schedule over the training sequence (:func:`rnnlab.core.cost.critical_path`); generation is always
   ``L`` steps per token.
 
 Prints figures; asserts nothing. Timings on a shared machine are noisy: the median is printed.
@@ -38,8 +38,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from rnnlab import cost
-from rnnlab.models import build_model, count_parameters, matched_config
+from rnnlab.core import cost
+from rnnlab.core.models import build_model, count_parameters, matched_config
 
 VOCAB, EMB = 96, 32
 
@@ -128,7 +128,7 @@ def run(device: torch.device, budgets, depths, batch, seq_len, steps, gen_tokens
 
 def provenance(threads: int, sizes: dict, load_before) -> dict:
     """Where and how the numbers were measured."""
-    from rnnlab.sweep import git_commit
+    from rnnlab.experiments.unit import git_commit
 
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

@@ -4,7 +4,8 @@
     python benchmarks/bench_lab_steps.py lab-d --profile cpu --json data/bench/lab-d-cpu-steps.json
 
 For every distinct (task, options, stack, depth) of the lab's design it builds the budget-matched
-model (:func:`rnnlab.models.matched_config_for_task`, with the experiment's model options), draws
+model (:func:`rnnlab.core.models.matched_config_for_task`, with the experiment's model options),
+draws
 one batch of the real task and times ``--steps`` training steps (forward, loss, backward, gradient
 clipping, AdamW) on one thread, after one warm-up step; the median is kept. The plan is then
 
@@ -30,11 +31,12 @@ from pathlib import Path
 
 import torch
 
-from rnnlab.labs import get_lab
-from rnnlab.models import build_model, matched_config_for_task
-from rnnlab.sweep import TUNE_SEEDS, git_commit
-from rnnlab.tasks import make_task
-from rnnlab.train import _loss
+from rnnlab.core.models import build_model, matched_config_for_task
+from rnnlab.core.tasks import make_task
+from rnnlab.core.train import batch_loss
+from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.labs import get_lab
+from rnnlab.experiments.unit import git_commit
 
 
 def time_steps(experiment, steps: int) -> tuple[float, dict]:
@@ -56,7 +58,7 @@ def time_steps(experiment, steps: int) -> tuple[float, dict]:
     times = []
     for i in range(steps + 1):
         t0 = time.perf_counter()
-        loss = _loss(model(x), y)
+        loss = batch_loss(model(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -4,19 +4,24 @@
     python benchmarks/bench_scale_steps.py --note "machine idle"  # a remark kept in the file
     python benchmarks/bench_scale_steps.py --steps 300 --out data/scale_step_seconds.json
 
-For each distinct model of the design (:func:`rnnlab.scale.scale_experiments`: the same task,
-budget-matched width, embedding, batch and window length that :func:`rnnlab.sweep.run_unit`
+For each distinct model of the design (:func:`rnnlab.experiments.scale.scale_experiments`: the same
+task,
+budget-matched width, embedding, batch and window length that
+:func:`rnnlab.experiments.unit.run_unit`
 trains) it times, on **one thread** of the CPU, after ``--warmup`` untimed steps:
 
-* ``--steps`` training steps exactly as :func:`rnnlab.train.train_model` takes them (batch drawn
+* ``--steps`` training steps exactly as :func:`rnnlab.core.train.train_model` takes them (batch
+drawn
   from real ``charlm-stdlib`` windows, forward, cross-entropy, backward, gradient clipping, AdamW,
   the schedule's step); the median, mean, 10th and 90th percentile per step are stored;
-* one evaluation of ``n_val`` windows (:func:`rnnlab.train.evaluate`, 3 timed repeats after one
+* one evaluation of ``n_val`` windows (:func:`rnnlab.core.train.evaluate`, 3 timed repeats after one
   untimed), stored per window.
 
 The result is written to ``data/scale_step_seconds.json`` with its provenance: the CPU model,
 core count, date (UTC), Python, torch and rnnlab versions, the git commit, the load average
-before and after, and ``--note``. :func:`rnnlab.scale.plan` reads the file; it never times
+before and after, and ``--note``. :func:`rnnlab.experiments.scale_plan.plan` reads the file; it
+never
+times
 anything itself (timings taken during a sweep, under load, are not estimates).
 """
 
@@ -36,10 +41,12 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 import torch  # noqa: E402
 
-from rnnlab import scale  # noqa: E402
-from rnnlab.models import build_model, matched_config_for_task  # noqa: E402
-from rnnlab.sweep import _task_data, data_seed_for, git_commit, versions  # noqa: E402
-from rnnlab.train import _loss, _schedule, evaluate, seed_everything  # noqa: E402
+from rnnlab.core.device import seed_everything  # noqa: E402
+from rnnlab.core.models import build_model, matched_config_for_task  # noqa: E402
+from rnnlab.core.train import batch_loss, evaluate, lr_schedule
+from rnnlab.experiments import scale  # noqa: E402
+from rnnlab.experiments.experiment import data_seed_for  # noqa: E402
+from rnnlab.experiments.unit import git_commit, task_data, versions
 
 
 def cpu_model() -> str:
@@ -53,7 +60,7 @@ def cpu_model() -> str:
 
 
 def time_cell(e, *, steps: int, warmup: int) -> dict:
-    data = _task_data(e.task, e.n_train, e.n_val, e.n_test, data_seed_for(e, 0), e.task_options)
+    data = task_data(e.task, e.n_train, e.n_val, e.n_test, data_seed_for(e, 0), e.task_options)
     config, match = matched_config_for_task(
         data, budget=e.budget, num_layers=e.num_layers, embedding_dim=e.embedding_dim
     )
@@ -62,14 +69,14 @@ def time_cell(e, *, steps: int, warmup: int) -> dict:
     model.train()
     cfg = e.train.replace(lr=2e-3)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, _schedule(cfg))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_schedule(cfg))
     gen = torch.Generator().manual_seed(0)
     n = data.x_train.shape[0]
     times = []
     for i in range(warmup + steps):
         t0 = time.perf_counter()
         idx = torch.randint(n, (cfg.batch_size,), generator=gen)
-        loss = _loss(model(data.x_train[idx]), data.y_train[idx])
+        loss = batch_loss(model(data.x_train[idx]), data.y_train[idx])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
@@ -146,7 +153,7 @@ def main() -> None:
     finished = dt.datetime.now(dt.timezone.utc)
     doc = {
         "what": "seconds per training step of the scale experiment's models, one thread each, "
-        "by benchmarks/bench_scale_steps.py; read by rnnlab.scale.plan",
+        "by benchmarks/bench_scale_steps.py; read by rnnlab.experiments.scale_plan.plan",
         "profiles": args.profiles,
         "provenance": {
             "cpu": cpu_model(),

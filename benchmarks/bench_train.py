@@ -4,7 +4,7 @@
     python benchmarks/bench_train.py --skip-smoke    # no smoke-lab timings
     python benchmarks/bench_train.py --device cuda   # on a GPU
 
-1. **Overhead**: ms per training step of :func:`rnnlab.train.train_model` against a bare loop
+1. **Overhead**: ms per training step of :func:`rnnlab.core.train.train_model` against a bare loop
    (``nn.Embedding`` + ``nn.LSTM`` + ``nn.Linear``, AdamW, gradient clipping, cosine schedule) on
    identical shapes and batches. Target ratio <= 1.05 on CPU.
 2. **Throughput**: tokens/s and achieved GFLOP/s, counted as 6 x parameters x tokens / s (the
@@ -31,18 +31,14 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from rnnlab.labs import LABS, run_lab  # noqa: E402
-from rnnlab.models import ModelConfig, build_model, count_parameters  # noqa: E402
-from rnnlab.paths import results_dir  # noqa: E402
-from rnnlab.sweep import load_results  # noqa: E402
-from rnnlab.tasks import TaskData  # noqa: E402
-from rnnlab.train import (  # noqa: E402
-    TrainConfig,
-    evaluate,
-    seed_everything,
-    select_device,
-    train_model,
-)
+from rnnlab.core.config import TrainConfig  # noqa: E402
+from rnnlab.core.device import seed_everything, select_device  # noqa: E402
+from rnnlab.core.models import ModelConfig, build_model, count_parameters  # noqa: E402
+from rnnlab.core.paths import results_dir  # noqa: E402
+from rnnlab.core.tasks import TaskData  # noqa: E402
+from rnnlab.core.train import evaluate, train_model  # noqa: E402
+from rnnlab.experiments.labs import LABS, run_lab  # noqa: E402
+from rnnlab.experiments.store import load_results  # noqa: E402
 
 CONFIGS = [  # (name, layers, hidden, vocab, emb, T, batch)
     ("char-LM L=1 d=128", 1, 128, 96, 32, 64, 32),

@@ -12,7 +12,9 @@ many of the committed runs were recorded on this machine's CPU model.
 
 The load average before and after each lab is recorded: anything else running on the machine
 slows the lab down, so on a shared machine the wall time is an upper bound for a quiet one. The
-target the labs are designed to (``rnnlab.labs.PROFILES["cpu"]``) is at most 30 minutes per lab
+target the labs are designed to (``rnnlab.experiments.profiles.PROFILES["cpu"]``) is at most 30
+minutes
+per lab
 on 2 cores.
 """
 
@@ -31,9 +33,10 @@ from pathlib import Path
 
 import torch
 
-from rnnlab.labs import CPU_TARGET_MINUTES
-from rnnlab.paths import results_dir
-from rnnlab.sweep import git_commit, load_results
+from rnnlab.core.paths import results_dir
+from rnnlab.experiments.profiles import CPU_TARGET_MINUTES
+from rnnlab.experiments.store import load_results
+from rnnlab.experiments.unit import git_commit
 
 
 def compare(new: list[dict], committed: list[dict]) -> dict:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU session, as one command: the CUDA checks, the depth-cost benchmark on the GPU, then as
-# much of the gpu scale map (rnnlab.scale, profile "gpu": budgets 25K to 1M) as fits in the time
+# much of the gpu scale map (rnnlab.experiments.scale, profile "gpu": budgets 25K to 1M) as fits in the time
 # left, many runs packed onto the one GPU at once. Everything it produces goes to $OUT.
 #
 #   OUT=/tmp/gpu bash scripts/gpu_session.sh            # on a machine with a CUDA GPU

@@ -3,10 +3,11 @@
 The committed records store each run's test accuracy per nesting depth, not per operator. This
 script retrains chosen reporting runs of Lab C's **cpu** profile exactly as they were run (the
 same experiment, seed, learning rate, data seed, one thread, on the CPU: the steps of
-:func:`rnnlab.sweep.run_unit`), checks that the replay reproduces the recorded test accuracy, and
+:func:`rnnlab.experiments.unit.run_unit`), checks that the replay reproduces the recorded test
+accuracy, and
 scores the replayed model on the same test set grouped by the expression's root operator (MAX,
 MIN, SM = sum modulo 10), beside each group's majority-class rate. The output is a JSON file with
-its provenance; :func:`rnnlab.findings.operator_lines` reads it into the Findings page.
+its provenance; :func:`rnnlab.course.findings.operator_lines` reads it into the Findings page.
 
 Usage (minutes on one core; the default cells are the two the review of issue 27 named)::
 
@@ -25,14 +26,17 @@ from pathlib import Path
 
 import torch
 
-from rnnlab.labs import get_lab, load_reference
-from rnnlab.models import build_model, matched_config_for_task
-from rnnlab.sweep import data_seed_for, eval_records, git_commit, versions
-from rnnlab.tasks import make_task
-from rnnlab.train import evaluate, seed_everything, train_model
+from rnnlab.core.device import seed_everything
+from rnnlab.core.models import build_model, matched_config_for_task
+from rnnlab.core.tasks import make_task
+from rnnlab.core.train import evaluate, train_model
+from rnnlab.experiments.experiment import data_seed_for
+from rnnlab.experiments.labs import get_lab, load_reference
+from rnnlab.experiments.store import eval_records
+from rnnlab.experiments.unit import git_commit, versions
 
 OPERATORS = {10: "MAX", 11: "MIN", 12: "SM"}
-"""ListOps operator token ids (see :func:`rnnlab.tasks.listops_eval`)."""
+"""ListOps operator token ids (see :func:`rnnlab.core.tasks.listops_eval`)."""
 
 
 def root_operator(x: torch.Tensor) -> torch.Tensor:
@@ -43,7 +47,8 @@ def root_operator(x: torch.Tensor) -> torch.Tensor:
 
 
 def replay(record: dict, experiment) -> dict:
-    """Retrain one recorded run as :func:`rnnlab.sweep.run_unit` did and score it per root
+    """Retrain one recorded run as :func:`rnnlab.experiments.unit.run_unit` did and score it per
+    root
     operator."""
     torch.set_num_threads(int(record.get("threads") or 1))
     data = make_task(

@@ -7,8 +7,8 @@ built from, it
    ("Release v<VERSION>": the released library) and creates the annotated tag ``v<VERSION>`` on
    that commit;
 2. writes that commit's full hash into ``_config.yml`` (``rnnlab.pinned_ref``, the one place
-   the pin lives), rewrites every notebook's bootstrap cell from it (``python -m rnnlab.colab
-   sync``) and the committed student copies (``student/chapters/``, :mod:`rnnlab.student`);
+   the pin lives), rewrites every notebook's bootstrap cell from it (``python -m rnnlab.course.colab
+   sync``) and the committed student copies (``student/chapters/``, :mod:`rnnlab.course.student`);
 3. checks that every notebook, instructor and student, now checks out exactly that commit, and
    commits those files.
 
@@ -86,7 +86,7 @@ def check_pins(root: Path) -> list[str]:
     """One line per notebook whose first cell is not the bootstrap of ``_config.yml``'s pins."""
     import json
 
-    from rnnlab import colab
+    from rnnlab.course import colab
 
     url, ref = colab.read_pins(root / "_config.yml")
     expected = colab.bootstrap_source(url, ref)
@@ -117,8 +117,8 @@ def release(root: Path, version: str) -> str:
     if dirty:
         raise ValueError(f"the working tree must be clean to release; commit or stash:\n{dirty}")
 
-    from rnnlab import colab
-    from rnnlab.student import write_student_copies
+    from rnnlab.course import colab
+    from rnnlab.course.student import write_student_copies
 
     set_version(root, version)
     _git(root, "add", "--", "pyproject.toml", "lib/rnnlab/__init__.py")

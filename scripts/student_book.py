@@ -4,7 +4,7 @@
 ``_build/student-html/``. The folder holds
 
 * ``student/chapters/*.ipynb``: the student copies of ``chapters/*.ipynb``
-  (:mod:`rnnlab.student`: every solution replaced by a stub, no outputs);
+  (:mod:`rnnlab.course.student`: every solution replaced by a stub, no outputs);
 * ``student/intro.md``, ``student/references.bib`` and the Markdown chapters that students read
   (copied);
 * ``student/_toc.yml``: the instructor table of contents without the pages for instructors
@@ -82,7 +82,7 @@ def _toc_files(toc: dict) -> list[str]:
 
 def expected_files(root: Path = ROOT) -> dict[str, str]:
     """``{path inside student/: text}`` for everything but the notebooks."""
-    from rnnlab import student
+    from rnnlab.course import student
 
     del student  # imported for its side effect of failing early when rnnlab is missing
     config = yaml.safe_load((root / "_config.yml").read_text())
@@ -102,7 +102,7 @@ def expected_files(root: Path = ROOT) -> dict[str, str]:
 
 
 def write(root: Path = ROOT, dst: Path = STUDENT) -> None:
-    from rnnlab.student import write_student_copies
+    from rnnlab.course.student import write_student_copies
 
     texts = expected_files(root)
     write_student_copies(root / "chapters", dst / "chapters")
@@ -115,7 +115,7 @@ def write(root: Path = ROOT, dst: Path = STUDENT) -> None:
 
 
 def check(root: Path = ROOT, dst: Path = STUDENT) -> list[str]:
-    from rnnlab.student import stale_student_copies
+    from rnnlab.course.student import stale_student_copies
 
     problems = stale_student_copies(root / "chapters", dst / "chapters")
     for rel, text in expected_files(root).items():

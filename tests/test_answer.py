@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from rnnlab import answer
-from rnnlab.paths import repo_root, results_dir
+from rnnlab.core.paths import repo_root, results_dir
+from rnnlab.course import answer
 
 
 @pytest.fixture(scope="module")

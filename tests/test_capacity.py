@@ -10,8 +10,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnlab.tasks import make_task, task_doc, task_names, task_options
-from rnnlab.tasks.capacity import (
+from rnnlab.core.tasks import make_task, task_doc, task_names, task_options
+from rnnlab.core.tasks.capacity import (
     binary_entropy,
     bits_per_parameter,
     empirical_information_bits,

@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import rnnlab.train as train_mod
-from rnnlab.models import ModelConfig, build_model
-from rnnlab.tasks import TaskData
-from rnnlab.train import TrainConfig, seed_everything, train_model
+import rnnlab.core.train as train_mod
+from rnnlab.core.config import TrainConfig
+from rnnlab.core.device import seed_everything
+from rnnlab.core.models import ModelConfig, build_model
+from rnnlab.core.tasks import TaskData
+from rnnlab.core.train import train_model
 
 LIB = str(Path(__file__).resolve().parents[1] / "lib")
 
@@ -136,7 +138,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     torch.set_num_threads(1)
     from test_checkpoint import lm_task, lm_model, CFG
-    from rnnlab.train import train_model
+    from rnnlab.core.train import train_model
     task = lm_task()
     cfg = CFG.replace(max_steps=3000, eval_every=100)
     train_model(lm_model(task, 5), task, cfg, seed=5, device="cpu", checkpoint={ckpt!r},
@@ -232,7 +234,7 @@ def test_checkpoint_every_s_limits_how_often_it_saves(tmp_path, monkeypatch):
 
 
 def lrs(cfg: TrainConfig) -> list[float]:
-    factor = train_mod._schedule(cfg)
+    factor = train_mod.lr_schedule(cfg)
     return [factor(s) for s in range(cfg.max_steps + 1)]
 
 
@@ -278,8 +280,9 @@ def test_bad_schedules(kwargs, match):
 
 
 def test_run_sweep_resumes_inside_a_run_from_its_checkpoint(tmp_path, monkeypatch):
-    from rnnlab.labs import get_lab
-    from rnnlab.sweep import SweepSpec, run_id, run_sweep
+    from rnnlab.experiments.experiment import run_id
+    from rnnlab.experiments.labs import get_lab
+    from rnnlab.experiments.sweep import SweepSpec, run_sweep
 
     full = get_lab("lab-c").sweep("smoke", (0,))
     spec = SweepSpec(full.lab, full.profile, full.experiments[:1], (0,))

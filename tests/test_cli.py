@@ -6,7 +6,8 @@ import sys
 import pytest
 
 from rnnlab.__main__ import main
-from rnnlab.labs import LABS, PROFILES, get_lab, resolve_profile
+from rnnlab.experiments.labs import LABS, get_lab
+from rnnlab.experiments.profiles import PROFILES, resolve_profile
 
 
 def run(*args):
@@ -64,7 +65,7 @@ def test_profiles(monkeypatch):
 
 
 def test_failed_runs_give_a_nonzero_exit_and_a_rerun_retries_them(tmp_path, capsys, monkeypatch):
-    import rnnlab.sweep as sweep
+    import rnnlab.experiments.sweep as sweep
 
     out = tmp_path / "c.jsonl"
     args = ["run", "lab-c", "--profile", "smoke", "--out", str(out), "--seeds", "1"]

@@ -1,4 +1,5 @@
-"""Tests for rnnlab.colab: one set of pins, a bootstrap that is inert off Colab, GPU metadata,
+"""Tests for rnnlab.course.colab: one set of pins, a bootstrap that is inert off Colab, GPU
+metadata,
 and well-formed launch URLs.
 
 The bootstrap is executed in a fresh Python process with an audit hook (PEP 578) that records every
@@ -22,7 +23,7 @@ import nbformat
 import pytest
 import yaml
 
-from rnnlab import colab
+from rnnlab.course import colab
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "_config.yml"
@@ -49,7 +50,8 @@ def test_notebook_starts_with_the_pinned_bootstrap(path: Path) -> None:
     expected = colab.bootstrap_cell(url, ref)
     assert first["cell_type"] == "code"
     assert "".join(first["source"]) == colab.bootstrap_source(url, ref), (
-        f"{_rel(path)}: bootstrap differs from _config.yml; run `python -m rnnlab.colab sync`"
+        f"{_rel(path)}: bootstrap differs from _config.yml; "
+        "run `python -m rnnlab.course.colab sync`"
     )
     assert first["metadata"].get("tags") == expected["metadata"]["tags"]
     tagged = [
@@ -241,7 +243,7 @@ _COLAB_HARNESS = textwrap.dedent(
     os.environ.pop("RNNLAB_ROOT", None)
     exec(compile(sys.stdin.read(), "<bootstrap>", "exec"), {"__name__": "__main__"})
     import rnnlab
-    from rnnlab.paths import repo_root
+    from rnnlab.core.paths import repo_root
     print(json.dumps({"root": os.environ.get("RNNLAB_ROOT"), "rnnlab": rnnlab.__file__,
                       "repo_root": str(repo_root())}))
     """

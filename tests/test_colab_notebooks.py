@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rnnlab import colab
+from rnnlab.course import colab
 
 ROOT = Path(__file__).resolve().parents[1]
 EDITIONS = ("chapters", "student/chapters")

@@ -11,8 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from rnnlab import labs
-from rnnlab.sweep import TUNE_SEEDS, SweepRecords, eval_records, tuning_report
+from rnnlab.experiments import labs
+from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.lab import at_reference_rates
+from rnnlab.experiments.store import eval_records
+from rnnlab.experiments.sweep import SweepRecords
+from rnnlab.experiments.tuning import tuning_report
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB_NAMES = [name for name in labs.LABS if "cpu" in labs.get_lab(name).profiles]
@@ -96,7 +100,7 @@ def test_estimate_arguments_and_missing_tuning_are_clear_errors() -> None:
         labs.colab_estimate("lab-a", speedup=0)
     experiments = labs.get_lab("lab-a").experiments("cpu")
     with pytest.raises(ValueError, match="no complete tuning"):
-        labs.at_reference_rates("lab-a", experiments, records=[])
+        at_reference_rates("lab-a", experiments, records=[])
     slower = labs.colab_estimate("lab-a", speedup=1.0)
     assert slower.minutes == pytest.approx(2 * labs.colab_estimate("lab-a").minutes)
 
@@ -110,9 +114,11 @@ def test_run_lab_prints_the_plan_and_estimate_before_it_starts(
         seen.append(capsys.readouterr().out)  # what was printed before any run started
         return SweepRecords()
 
-    import rnnlab.sweep
+    import rnnlab.experiments.sweep
 
-    monkeypatch.setattr(rnnlab.sweep, "run_sweep", fake_run_sweep)  # run_console's sweep
+    monkeypatch.setattr(
+        rnnlab.experiments.sweep, "run_sweep", fake_run_sweep
+    )  # run_console's sweep
     labs.run_lab("lab-d", profile=None, out=tmp_path / "d.jsonl")
     (before,) = seen
     assert "profile colab" in before and labs.colab_estimate("lab-d").describe() in before

@@ -1,5 +1,6 @@
 """The convergence experiment: held-out files, dropout everywhere, forks across lengths, the
-design's stages and rule, its analysis and plan (rnnlab.converge, rnnlab.convergence_stats)."""
+design's stages and rule, its analysis and plan (rnnlab.experiments.converge,
+rnnlab.evidence.convergence_stats)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,24 @@ import numpy as np
 import pytest
 import torch
 
-from rnnlab import converge
-from rnnlab.convergence_stats import (
+from rnnlab.core.config import TrainConfig
+from rnnlab.core.models import ModelConfig, build_model
+from rnnlab.core.tasks import make_task
+from rnnlab.core.tasks.heldout import file_part, heldout_sizes
+from rnnlab.evidence.convergence_stats import (
     paired_file_effect,
-    resolution,
-    seeds_for_resolution,
 )
-from rnnlab.models import ModelConfig, build_model
-from rnnlab.store import load_results
-from rnnlab.sweep import FAMILY_LABEL, Experiment, family_forks, fork_step, run_unit, with_length
-from rnnlab.tasks import make_task
-from rnnlab.tasks.heldout import file_part, heldout_sizes
-from rnnlab.train import TrainConfig
+from rnnlab.experiments import converge
+from rnnlab.experiments.experiment import (
+    FAMILY_LABEL,
+    Experiment,
+    family_forks,
+    fork_step,
+    with_length,
+)
+from rnnlab.experiments.resolution import resolution, seeds_for_resolution
+from rnnlab.experiments.store import load_results
+from rnnlab.experiments.unit import run_unit
 
 # ----------------------------------------------------------------------------- held-out files
 
@@ -74,7 +81,7 @@ def test_dropout_everywhere_regularises_one_layer_and_keeps_the_count():
 
 
 def test_committed_scale_runs_keep_their_experiment_keys():
-    from rnnlab import scale
+    from rnnlab.experiments import scale
 
     keys = {e.key for e in scale.scale_experiments("reference")}
     records = load_results(scale.default_out("reference"))
@@ -144,7 +151,7 @@ def test_reference_design_is_the_declared_one():
 
 
 def _eval(e: Experiment, seed: int, val: float) -> dict:
-    from rnnlab.sweep import run_id
+    from rnnlab.experiments.experiment import run_id
 
     return {"run_id": run_id(e, "eval", seed, None), "experiment_key": e.key, "role": "eval",
             "seed": seed, "metrics": {"val": val}}  # fmt: skip
@@ -234,7 +241,7 @@ def test_resolution_is_t_calibrated_and_seeds_for_it_are_minimal():
 
 
 def test_plan_prints_design_resolution_and_cost():
-    from rnnlab import scale
+    from rnnlab.experiments import scale
 
     p = converge.plan("reference", [], load_results(scale.default_out("reference")),
                       scale.load_timings())  # fmt: skip
@@ -251,7 +258,7 @@ def test_plan_prints_design_resolution_and_cost():
 
 @pytest.mark.slow
 def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_path):
-    from rnnlab import converge_report
+    from rnnlab.evidence import converge_report
 
     empty = converge_report.report_lines("reference", [])
     assert empty[0].startswith("- **Provisional**: 0 of 80 reporting runs")

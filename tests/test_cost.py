@@ -1,10 +1,10 @@
-"""rnnlab.cost: FLOP counts and critical paths."""
+"""rnnlab.core.cost: FLOP counts and critical paths."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnlab import cost, params
+from rnnlab.core import cost, params
 
 
 @settings(max_examples=60, deadline=None)

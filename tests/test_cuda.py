@@ -22,9 +22,11 @@ import torch.nn.functional as F
 from test_checkpoint import Crash, lm_model, lm_task
 from test_train import copy_last_task, small_model
 
-import rnnlab.train as train_mod
-from rnnlab.models import ModelConfig, build_model
-from rnnlab.train import TrainConfig, seed_everything, train_model
+import rnnlab.core.train as train_mod
+from rnnlab.core.config import TrainConfig
+from rnnlab.core.device import seed_everything
+from rnnlab.core.models import ModelConfig, build_model
+from rnnlab.core.train import train_model
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
 

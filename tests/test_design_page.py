@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from rnnlab import analysis, scalemap
 from rnnlab.course import design_page, scale_page
-from rnnlab.labs import get_lab, load_reference
+from rnnlab.evidence import analysis, scalemap
+from rnnlab.experiments import store
+from rnnlab.experiments.labs import get_lab, load_reference
 
 
 def _columns(table) -> list[int]:
@@ -112,7 +113,7 @@ def test_the_design_tables_fit_the_column(lab_d) -> None:
     lab, records, _ = lab_d
     assert _columns(design_page.profiles_table(lab)) == [6]
     assert _columns(design_page.design_table(lab.sweep("reference"))) == [6]
-    evals = analysis.eval_records(records)
+    evals = store.eval_records(records)
     text = design_page.cpu_findings(evals, 4)
     assert text.count("\n- ") == 2 and "**Memorisation probe**" in text
 
@@ -126,7 +127,7 @@ def test_reference_findings_name_each_task_and_claim() -> None:
     verdicts = analysis.claim_verdicts(lab, records)
     text = design_page.reference_findings(records, spec, verdicts)
     assert "**charlm-english**" in text and "**listops**" in text
-    table = design_page.reference_table(analysis.eval_records(records), spec)
+    table = design_page.reference_table(store.eval_records(records), spec)
     assert max(_columns(table)) <= 8
 
 

@@ -15,8 +15,9 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from rnnlab.__main__ import main  # noqa: E402
-from rnnlab.labs import get_lab  # noqa: E402
-from rnnlab.sweep import SweepSpec, load_results, run_sweep  # noqa: E402
+from rnnlab.experiments.labs import get_lab  # noqa: E402
+from rnnlab.experiments.store import load_results  # noqa: E402
+from rnnlab.experiments.sweep import SweepSpec, run_sweep  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +102,9 @@ def test_sweep_resumes_after_the_scheduler_is_killed(tmp_path, cluster, monkeypa
     # a new scheduler (the module's cluster), found through $DASK_SCHEDULER_ADDRESS
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
     again: list[str] = []
-    monkeypatch.setattr("rnnlab.sweep.progress_line", lambda rec, d, t: again.append(rec["run_id"]))
+    monkeypatch.setattr(
+        "rnnlab.experiments.console.progress_line", lambda rec, d, t: again.append(rec["run_id"])
+    )
     assert main(args) == 0
     after = out.read_text().splitlines()
     assert after[: len(before)] == before  # finished runs kept as they were

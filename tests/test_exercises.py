@@ -1,4 +1,5 @@
-"""Tests for rnnlab.exercises: each self-check passes a right answer, fails a stub and a wrong one.
+"""Tests for rnnlab.course.exercises: each self-check passes a right answer, fails a stub and a
+wrong one.
 
 A check that cannot fail teaches nothing, so every check is also fed an unfinished stub (raises
 NotImplementedError) and a plausible wrong answer, and must raise AssertionError for both.
@@ -11,7 +12,8 @@ import math
 import pytest
 import sympy
 
-from rnnlab import exercises, params
+from rnnlab.core import params
+from rnnlab.course import exercises
 
 # --------------------------------------------------------------------------------------------
 # Answers: right, unfinished, plausibly wrong
@@ -236,14 +238,16 @@ def _stub(*args, **kwargs):
 LAB_CHECKS = [
     (
         exercises.check_welch_interval,
-        lambda wide, deep: __import__("rnnlab.stats").stats.welch_interval(wide, deep)[:3],
+        lambda wide, deep: __import__("rnnlab.evidence.stats").evidence.stats.welch_interval(
+            wide, deep
+        )[:3],
         lambda wide, deep: (0.0, -1.0, 1.0),
     ),
     (
         exercises.check_verdict_rule,
-        lambda low, high, claim: __import__("rnnlab.stats").stats.verdict_from_interval(
-            low, high, claim
-        ),
+        lambda low, high, claim: __import__(
+            "rnnlab.evidence.stats"
+        ).evidence.stats.verdict_from_interval(low, high, claim),
         # a plausible mistake: an interval touching 0 counted as excluding it
         lambda low, high, claim: (
             ("supported" if claim == "depth" else "contradicted")
@@ -400,7 +404,7 @@ def test_halving_prediction_counts_real_modules(capsys) -> None:
 def _majority_effect_by_hand() -> float:
     """L=2 minus L=1 test accuracy on Lab A's majority task, mean over paired seeds, computed
     from the committed records without the analysis module."""
-    from rnnlab.labs import load_reference
+    from rnnlab.experiments.labs import load_reference
 
     scores: dict[int, dict[int, float]] = {1: {}, 2: {}}
     for r in load_reference("lab-a", "cpu"):
@@ -438,7 +442,7 @@ def test_effect_prediction_rejects_bad_input() -> None:
 def test_effect_prediction_reads_lab_d_reference_results(capsys) -> None:
     """The design chapter's dropout prediction: L=8 against L=1 of one stack, in the reference
     profile, bits per character sign-flipped so that positive means deeper is better."""
-    from rnnlab.labs import load_reference
+    from rnnlab.experiments.labs import load_reference
 
     scores: dict[int, dict[int, float]] = {1: {}, 8: {}}
     for r in load_reference("lab-d", "reference"):

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-import rnnlab.sweep as sweep
+import rnnlab.experiments.sweep as sweep
 from rnnlab.__main__ import main
-from rnnlab.labs import get_lab
-from rnnlab.owntext import RARE_WARNING_SHARE, check_text
-from rnnlab.store import (
+from rnnlab.experiments.labs import get_lab
+from rnnlab.experiments.owntext import RARE_WARNING_SHARE, check_text
+from rnnlab.experiments.store import (
     MergeConflict,
     ResultsStore,
     ResultsWriteFailed,
@@ -136,7 +136,7 @@ def test_short_writes_are_completed_and_errors_leave_the_file_intact(tmp_path, m
 
 APPENDER = """
 import sys
-from rnnlab.store import ResultsStore
+from rnnlab.experiments.store import ResultsStore
 store = ResultsStore(sys.argv[1])
 for i in range(int(sys.argv[2])):
     store.append({"run_id": f"live-{i}", "lab": "lab-c", "profile": "smoke", "role": "eval",
@@ -313,7 +313,7 @@ def test_the_alphabet_is_reported_and_a_large_rare_share_warned(tmp_path):
 
 
 def test_summarize_and_status_report_failed_runs(tmp_path, capsys, monkeypatch):
-    from rnnlab.status import design_progress_text
+    from rnnlab.course.status import design_progress_text
 
     out = tmp_path / "c.jsonl"
     real, calls = sweep.run_unit, []

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from rnnlab import params, plots, scalemap
-from rnnlab.course import figure_text
-from rnnlab.labs import PROFILES
+from rnnlab.core import params
+from rnnlab.course import figure_text, plots
+from rnnlab.evidence import scalemap
+from rnnlab.experiments.profiles import PROFILES
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 

@@ -4,10 +4,11 @@ import re
 
 import pytest
 
-from rnnlab import analysis, findings
-from rnnlab.labs import LABS
-from rnnlab.paths import repo_root, results_dir
-from rnnlab.sweep import load_results
+from rnnlab.core.paths import repo_root, results_dir
+from rnnlab.course import findings
+from rnnlab.evidence import analysis
+from rnnlab.experiments.labs import LABS
+from rnnlab.experiments.store import load_results
 
 PAGE = repo_root() / "chapters" / "05_findings.md"
 

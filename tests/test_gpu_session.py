@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from rnnlab import scale
-from rnnlab.sweep import load_results
+from rnnlab.experiments import scale
+from rnnlab.experiments.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gpu_session.sh"

@@ -5,15 +5,15 @@ import math
 
 import pytest
 
-from rnnlab import stats
-from rnnlab.analysis import (
+from rnnlab.evidence import stats
+from rnnlab.evidence.analysis import (
     baseline_of,
     cell_label,
     claim_verdicts,
     last_quarter_share,
     verdict_words,
 )
-from rnnlab.labs import get_lab
+from rnnlab.experiments.labs import get_lab
 
 
 def record(lab, labels, layers, seed, test, *, hib=True, classes=10, steps=1000, best=None,
@@ -263,7 +263,7 @@ def test_power_is_planned_at_the_holm_level():
 def test_baselines_are_computed_from_the_task():
     """A majority class for ListOps (the share of the test set's most frequent answer), a
     unigram model for the character LM, from the regenerated task."""
-    from rnnlab.tasks import make_task
+    from rnnlab.core.tasks import make_task
 
     options = {"min_depth": 1, "max_depth": 1, "max_args": 4, "seq_len": 8}
     rec = record("lab-c", LISTOPS, 1, 3, 0.5)
@@ -288,7 +288,7 @@ def test_baselines_are_computed_from_the_task():
 
 
 def test_operator_lines_read_the_replayed_runs(tmp_path):
-    from rnnlab.findings import operator_lines
+    from rnnlab.course.findings import operator_lines
 
     assert operator_lines(tmp_path) == []  # no replay file: nothing to say
     rows = [

@@ -33,7 +33,7 @@ def test_exercise_table_lists_the_self_checks_the_chapters_call() -> None:
 
 
 def test_goals_table_is_the_chapters_own_goals() -> None:
-    from rnnlab import guide
+    from rnnlab.course import guide
 
     assert not guide.check(ROOT), "run `python -m rnnlab findings --write`"
     table = guide.goals_table(ROOT)
@@ -47,7 +47,7 @@ def test_goals_table_is_the_chapters_own_goals() -> None:
 def test_goals_follow_a_changed_chapter(tmp_path: Path) -> None:
     import shutil
 
-    from rnnlab import guide
+    from rnnlab.course import guide
 
     (tmp_path / "chapters").mkdir()
     for name in [*guide.CHAPTERS, "instructor_guide.md"]:

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from rnnlab.analysis import (
+from rnnlab.core.models import matched_config_for_task
+from rnnlab.evidence.analysis import (
     claim_verdicts,
     compare_cells,
     curve_gap,
@@ -12,9 +13,10 @@ from rnnlab.analysis import (
     equivalence_verdict,
     summary_rows,
 )
-from rnnlab.labs import LABS, STACKS, fit_budget, get_lab, task_example
-from rnnlab.models import matched_config_for_task
-from rnnlab.sweep import _LATER_MODEL_DEFAULTS, Experiment
+from rnnlab.experiments.budgets import fit_budget, task_example
+from rnnlab.experiments.experiment import LATER_MODEL_DEFAULTS, Experiment
+from rnnlab.experiments.lab_d import STACKS
+from rnnlab.experiments.labs import LABS, get_lab
 
 
 @pytest.mark.parametrize(
@@ -127,7 +129,7 @@ def test_model_options_leave_earlier_keys_unchanged(lab, profile):
     """Labs A-C set no design option, so their experiments' dicts (and keys) are as before."""
     for e in get_lab(lab).sweep(profile).experiments:
         d = e.to_dict()
-        assert not set(_LATER_MODEL_DEFAULTS) & set(d), e
+        assert not set(LATER_MODEL_DEFAULTS) & set(d), e
         assert d["dropout"] == 0.0
 
 
@@ -271,7 +273,8 @@ def test_equivalence_verdict_rule():
 
 
 def test_convergence_sentence_names_the_groups_still_improving(monkeypatch):
-    from rnnlab import analysis, book
+    from rnnlab.course import book
+    from rnnlab.evidence import analysis
 
     rows = [
         {"cell": "majority, budget 8,000", "layers": 1, "converged": True},
@@ -288,7 +291,7 @@ def test_convergence_sentence_names_the_groups_still_improving(monkeypatch):
 
 
 def test_provenance_sentence_keeps_the_dirty_mark_and_counts_long_compute_in_hours():
-    from rnnlab.analysis import format_provenance, provenance
+    from rnnlab.evidence.analysis import format_provenance, provenance
 
     base = {
         "lab": "scale", "profile": "reference", "device": "cpu", "device_name": "x86_64",

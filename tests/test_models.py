@@ -5,7 +5,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnlab.models import ModelConfig, build_model, count_parameters, matched_config
+from rnnlab.core.models import ModelConfig, build_model, count_parameters, matched_config
 
 
 @settings(max_examples=40, deadline=None)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rnnlab import exercises
 from rnnlab.__main__ import main
-from rnnlab.labs import get_lab
-from rnnlab.models import matched_config_for_task
-from rnnlab.owntext import default_out, lab_b_on_text, text_windows
-from rnnlab.tasks import make_task
+from rnnlab.core.models import matched_config_for_task
+from rnnlab.core.tasks import make_task
+from rnnlab.course import exercises
+from rnnlab.experiments.labs import get_lab
+from rnnlab.experiments.owntext import default_out, lab_b_on_text, text_windows
 
 POEM = "Tyger Tyger, burning bright,\nIn the forests of the night; — ünïcödé\n"
 

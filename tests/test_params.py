@@ -1,4 +1,4 @@
-"""Tests for rnnlab.params: every count against torch, budget matching against brute force."""
+"""Tests for rnnlab.core.params: every count against torch, budget matching against brute force."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from rnnlab import params
-from rnnlab.params import (
+from rnnlab.core import params
+from rnnlab.core.params import (
     WidthMatch,
     asymptotic_matched_width,
     embedding_param_count,
@@ -244,7 +244,8 @@ def test_symbolic_stack_sums_layers():
 
 def test_params_imports_without_torch_or_sympy():
     code = (
-        "import sys, rnnlab.params as p; p.lstm_param_count(3, 4); p.matched_width(10**5, 3, 2);"
+        "import sys, rnnlab.core.params as p; p.lstm_param_count(3, 4); "
+        "p.matched_width(10**5, 3, 2);"
         "assert 'torch' not in sys.modules and 'sympy' not in sys.modules, "
         "[k for k in sys.modules if k in ('torch', 'sympy')]"
     )

@@ -1,4 +1,5 @@
-"""rnnlab.paths.shown_path: notebook output names run files without a machine's build folder."""
+"""rnnlab.core.paths.shown_path: notebook output names run files without a machine's build
+folder."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rnnlab.paths import repo_root, shown_path
+from rnnlab.core.paths import repo_root, shown_path
 
 
 def test_runs_dir_from_the_environment_is_named_by_the_variable(

@@ -1,4 +1,5 @@
-"""Tests for rnnlab.plots: figures draw the library's numbers, are labelled, reject bad input."""
+"""Tests for rnnlab.course.plots: figures draw the library's numbers, are labelled, reject
+bad input."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from rnnlab import params, plots
+from rnnlab.core import params
+from rnnlab.course import plots
 
 
 def test_param_count_vs_width_marks_the_matched_widths() -> None:
@@ -71,8 +73,8 @@ def _labelled(fig) -> bool:
 def test_lab_figures_from_records_have_labels_and_source():
     import pytest
 
-    from rnnlab import analysis
-    from rnnlab.labs import load_reference
+    from rnnlab.evidence import analysis
+    from rnnlab.experiments.labs import load_reference
 
     b = load_reference("lab-b", "cpu")
     c = load_reference("lab-c", "cpu")
@@ -100,7 +102,7 @@ def test_lab_figures_from_records_have_labels_and_source():
 
 
 def test_critical_path_figure_draws_both_schedules() -> None:
-    from rnnlab import cost
+    from rnnlab.core import cost
 
     fig = plots.critical_path_figure(grid_layers=3, grid_steps=5, depths=(1, 2, 4), seq_len=16)
     grid_ax, path_ax = fig.axes[:2]
@@ -130,8 +132,8 @@ def test_depth_cost_figure_plots_rows_per_budget_and_rejects_none() -> None:
 
 
 def test_scale_map_overview_draws_one_panel_per_depth_and_marks_missing_cells() -> None:
-    from rnnlab import answer
-    from rnnlab.paths import results_dir
+    from rnnlab.core.paths import results_dir
+    from rnnlab.course import answer
 
     m = answer.scale_map(results_dir())
     cells = {2: m.cells[2][:-1], 4: m.cells[4]}  # one cell of L=2 left out: "not run"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rnnlab import colab
-from rnnlab.student import stale_student_copies
+from rnnlab.course import colab
+from rnnlab.course.student import stale_student_copies
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,17 +8,13 @@ import math
 
 import pytest
 
-from rnnlab import scale
 from rnnlab.__main__ import main
-from rnnlab.sweep import (
-    TUNE_SEEDS,
-    SweepSpec,
-    cells_of,
-    choose_lr,
-    load_results,
-    pending_units,
-    run_sweep,
-)
+from rnnlab.evidence import scalemap
+from rnnlab.experiments import scale, scale_plan
+from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.store import load_results
+from rnnlab.experiments.sweep import SweepSpec, pending_units, run_sweep
+from rnnlab.experiments.tuning import cells_of, choose_lr
 
 
 @pytest.fixture
@@ -30,7 +26,7 @@ def fake_budgets(monkeypatch):
         calls.append((target, depths, kw["task"], kw["embedding_dim"]))
         return target + 1
 
-    monkeypatch.setattr("rnnlab.labs.fit_budget", fake_fit)
+    monkeypatch.setattr("rnnlab.experiments.budgets.fit_budget", fake_fit)
     return calls
 
 
@@ -242,7 +238,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
         cost(e) for e in design
     ) * len(spec.seeds)
     buf = io.StringIO()
-    empty = scale.plan(spec, [], timings=timings, file=buf)
+    empty = scale_plan.plan(spec, [], timings=timings, file=buf)
     assert empty["runs"] == spec.n_runs() == n_tune + len(design) * len(spec.seeds)
     assert empty["tune_runs"] == n_tune and empty["done_runs"] == 0
     assert empty["core_hours"] == pytest.approx(expected / 3600)
@@ -255,7 +251,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
     # really run four runs, then plan again with their records
     out = tmp_path / "scale.jsonl"
     records = run_sweep(spec, out, max_runs=4)
-    half = scale.plan(spec, records, timings=timings, file=io.StringIO())
+    half = scale_plan.plan(spec, records, timings=timings, file=io.StringIO())
     assert half["done_runs"] == 4 and half["remaining_runs"] == empty["runs"] - 4
     assert spec.planned_runs(records) == half["runs"]  # the count the CLI's progress lines use
     assert half["done_core_hours"] == pytest.approx(
@@ -275,21 +271,21 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
     assert empty["calibration"] is None and "calibrated" not in text
     assert half["calibration_recent"] is None  # no more runs than the recent window
     # the latest runs calibrate "this machine now": the 2 latest run three times as slow
-    monkeypatch.setattr(scale, "RECENT_RUNS", 2)
+    monkeypatch.setattr(scale_plan, "RECENT_RUNS", 2)
     slow = [
         {**r, "started_at": f"2026-12-0{i + 1}T00:00:00+00:00",
          "wall_time_s": r["wall_time_s"] * (3 if i >= 2 else 1)}
         for i, r in enumerate(records)
     ]  # fmt: skip
     buf = io.StringIO()
-    later = scale.plan(spec, slow, timings=timings, file=buf)
+    later = scale_plan.plan(spec, slow, timings=timings, file=buf)
     assert later["calibration_recent"] == pytest.approx(
         3 * (ratios_by_index[2] + ratios_by_index[3]) / 2
     )
     assert "calibrated by the 2 most recent runs" in buf.getvalue()
     names = set(half["remaining"])
     assert not names & {
-        scale._unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],
+        scale_plan.unit_name(next(e for e in design if e.key == r["experiment_key"]), r["role"],
                          r["seed"], r["lr"] if r["role"] == "tune" else None)
         for r in records
     }  # fmt: skip
@@ -322,7 +318,7 @@ def test_scale_results_are_not_read_as_lab_results(tmp_path):
     in data/results/scale/, where the Execution status page lists it under its own path."""
     import json
 
-    from rnnlab import findings, status
+    from rnnlab.course import findings, status
 
     (tmp_path / "scale").mkdir()
     run = {
@@ -339,7 +335,7 @@ def test_scale_results_are_not_read_as_lab_results(tmp_path):
 def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     """run_scale checkpoints into <out>.ckpt; a run that dies after step 8 resumes there and ends
     as the uninterrupted run did (the same metrics and curves, on the CPU)."""
-    import rnnlab.train as train_mod
+    import rnnlab.core.train as train_mod
 
     reference = scale.run_scale("smoke", tmp_path / "ref.jsonl", jobs=1, max_runs=1)[0]
     out = tmp_path / "out.jsonl"
@@ -442,7 +438,7 @@ def test_transfer_control_runs_the_check_cell_at_the_transferred_rates(tmp_path,
     by_depth = {r["num_layers"]: r["short_rate"] for r in check}
     assert all(r["lr"] == by_depth[r["num_layers"]] for r in control)
     assert all(r["git_commit"] and r["versions"]["torch"] and r["wall_time_s"] > 0 for r in control)
-    effect = scale.transfer_effect(records, control, deep=2)
+    effect = scalemap.transfer_effect(records, control, deep=2)
     assert effect["seeds"] == list(spec.seeds) and effect["steps"] == 24
     # the smoke profile's rates transfer exactly (by a wide margin in validation loss), so the
     # control trains with the same rate, data and initialisation: it reproduces the map's runs
@@ -469,16 +465,16 @@ def test_transfer_effect_pairs_by_seed_and_orients_depths_advantage():
     own += [fake_eval(2, s, 1.99 + s, 0.008) for s in (0, 1, 2)]
     ctrl = [fake_eval(1, 0, 2.05, 0.032), fake_eval(1, 1, 3.07, 0.032)]
     ctrl += [fake_eval(2, 0, 2.01, 0.016), fake_eval(2, 1, 3.01, 0.016)]
-    e = scale.transfer_effect(own, ctrl, deep=2)
+    e = scalemap.transfer_effect(own, ctrl, deep=2)
     assert e["seeds"] == [0, 1] and e["rates"] == {1: (0.008, 0.032), 2: (0.008, 0.016)}
     assert e["own"].mean == pytest.approx(0.01)
     assert e["transferred"].mean == pytest.approx((0.04 + 0.06) / 2)
     assert e["shift"].mean == pytest.approx(0.04) and e["shift"].n == 2
     assert e["cost"][1].mean == pytest.approx(0.06) and e["cost"][2].mean == pytest.approx(0.02)
-    assert scale.transfer_effect(own, [], deep=2) is None
-    assert scale.transfer_effect(own, ctrl[:1], deep=2) is None  # no seed with all four runs
+    assert scalemap.transfer_effect(own, [], deep=2) is None
+    assert scalemap.transfer_effect(own, ctrl[:1], deep=2) is None  # no seed with all four runs
     other = dict(
         fake_eval(1, 0, 2.0, 0.032), experiment={"labels": {"budget_target": 1, "steps": 1}}
     )
     with pytest.raises(ValueError, match="control must hold runs of one cell"):
-        scale.transfer_effect(own, ctrl + [other], deep=2)
+        scalemap.transfer_effect(own, ctrl + [other], deep=2)

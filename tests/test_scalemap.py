@@ -1,4 +1,5 @@
-"""Tests for rnnlab.scalemap: the map's cells, where depth starts to win, and the crossover."""
+"""Tests for rnnlab.evidence.scalemap: the map's cells, where depth starts to win, and the
+crossover."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from rnnlab import plots, scalemap
+from rnnlab.course import plots
+from rnnlab.evidence import scalemap
 
 LENGTHS = (1_500, 3_000, 6_000)
 
@@ -54,7 +56,7 @@ def test_crossing_interpolates_in_log_steps_and_bounds_outside_the_map() -> None
 
 def test_map_cells_judge_each_cell_with_the_right_sign() -> None:
     records = _map({(25_000, 1_500): -0.05, (25_000, 6_000): 0.05, (63_000, 1_500): 0.0})
-    cells = {scalemap._key(c): c for c in scalemap.map_cells(records, deep=2)}
+    cells = {scalemap.grid_key(c): c for c in scalemap.map_cells(records, deep=2)}
     assert set(cells) == {(25_000, 1_500), (25_000, 6_000), (63_000, 1_500)}
     assert cells[25_000, 1_500].comparison.verdict == "contradicted"
     assert cells[25_000, 6_000].comparison.verdict == "supported"
@@ -65,7 +67,7 @@ def test_map_cells_judge_each_cell_with_the_right_sign() -> None:
 
 def test_a_cell_with_one_seed_stays_out_of_the_map() -> None:
     records = _map({(25_000, 1_500): 0.05}) + _map({(63_000, 1_500): 0.05}, seeds=1)
-    assert [scalemap._key(c) for c in scalemap.map_cells(records, deep=2)] == [(25_000, 1_500)]
+    assert [scalemap.grid_key(c) for c in scalemap.map_cells(records, deep=2)] == [(25_000, 1_500)]
     with pytest.raises(ValueError, match="deep must be a depth greater than 1"):
         scalemap.map_cells(records, deep=1)
 
@@ -175,15 +177,15 @@ def test_confidence_set_rejects_bad_input() -> None:
 
 def test_a_cell_enters_the_map_only_with_all_its_seeds() -> None:
     records = _map({(25_000, 1_500): -0.05}) + _map({(25_000, 3_000): -0.05}, seeds=3)
-    assert [scalemap._key(c) for c in scalemap.map_cells(records, deep=2)] == [(25_000, 1_500)]
+    assert [scalemap.grid_key(c) for c in scalemap.map_cells(records, deep=2)] == [(25_000, 1_500)]
     both = scalemap.map_cells(records, deep=2, min_seeds=3)
-    assert [scalemap._key(c) for c in both] == [(25_000, 1_500), (25_000, 3_000)]
+    assert [scalemap.grid_key(c) for c in both] == [(25_000, 1_500), (25_000, 3_000)]
     with pytest.raises(ValueError, match="min_seeds must be an integer >= 2"):
         scalemap.map_cells(records, deep=2, min_seeds=1)
 
 
 def test_status_counts_against_the_design() -> None:
-    from rnnlab.scale import sweep_spec
+    from rnnlab.experiments.scale import sweep_spec
 
     design = {
         (e.label("budget_target"), e.label("steps"), e.num_layers): e.key
@@ -310,7 +312,7 @@ def test_transfer_lines_state_the_declared_rule_and_read_the_control(monkeypatch
                 "own_rate": 0.008, "grid_steps_apart": apart}  # fmt: skip
 
     rows = [row(1, 0.032, 2), row(2, 0.016, 1)]
-    monkeypatch.setattr("rnnlab.scale.transfer_check", lambda spec, records: rows)
+    monkeypatch.setattr("rnnlab.experiments.scale.transfer_check", lambda spec, records: rows)
     rng = np.random.default_rng(3)
     base = {s: 2.0 + 0.1 * rng.standard_normal() for s in range(5)}
 
@@ -344,7 +346,7 @@ def test_transfer_lines_state_the_declared_rule_and_read_the_control(monkeypatch
     assert "no shift is detectable" in same
     rows[0] = row(1, 0.016, 1)  # every depth within one grid step: the rule holds
     assert "the declared rule holds" in scalemap.transfer_lines(own, [], deeps=(2,))[0]
-    monkeypatch.setattr("rnnlab.scale.transfer_check", lambda spec, records: [])
+    monkeypatch.setattr("rnnlab.experiments.scale.transfer_check", lambda spec, records: [])
     assert scalemap.transfer_lines(own, [], deeps=(2,)) == []  # the check has not run
 
 

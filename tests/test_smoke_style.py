@@ -1,4 +1,5 @@
-"""rnnlab.plots.smoke_figure_style: smoke-profile figures carry a watermark and a hatched grey
+"""rnnlab.course.plots.smoke_figure_style: smoke-profile figures carry a watermark and a hatched
+grey
 background, every other profile's figures are untouched."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from rnnlab import plots
+from rnnlab.course import plots
 
 
 def _figure(suptitle: str | None = None) -> Figure:

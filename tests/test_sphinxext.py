@@ -1,6 +1,6 @@
-"""rnnlab.sphinxext: bibliography entries become list items (axe: aria-required-children)."""
+"""rnnlab.course.sphinxext: bibliography entries become list items (axe: aria-required-children)."""
 
-from rnnlab.sphinxext import fix_citation_roles
+from rnnlab.course.sphinxext import fix_citation_roles
 
 
 def test_citation_entries_become_list_items() -> None:
@@ -21,7 +21,7 @@ def test_other_markup_is_untouched() -> None:
 
 
 def test_exercise_numbers_restart_on_every_page() -> None:
-    from rnnlab.sphinxext import number_exercises_per_page
+    from rnnlab.course.sphinxext import number_exercises_per_page
 
     numbers = {
         "a": {"exercise": {"ex-2": (2,), "ex-1": (1,)}, "figure": {"f": (1,)}},
@@ -44,7 +44,8 @@ def test_a_real_build_numbers_exercises_per_page(tmp_path) -> None:
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(
-        "extensions = ['sphinx_exercise', 'rnnlab.sphinxext']\nexclude_patterns = ['_build']\n"
+        "extensions = ['sphinx_exercise', 'rnnlab.course.sphinxext']\n"
+        "exclude_patterns = ['_build']\n"
     )
     (src / "index.rst").write_text("Book\n====\n\n.. toctree::\n\n   one\n   two\n")
     for page in ("one", "two"):
@@ -66,7 +67,7 @@ def test_an_output_image_gets_the_alt_text_stored_in_its_png(tmp_path) -> None:
     from matplotlib.figure import Figure
 
     from rnnlab.course.figure_text import described
-    from rnnlab.sphinxext import alt_from_png
+    from rnnlab.course.sphinxext import alt_from_png
 
     (tmp_path / "src").mkdir()
     (tmp_path / "build").mkdir()
@@ -106,7 +107,7 @@ def test_a_real_myst_nb_build_writes_the_computed_alt(tmp_path) -> None:
     src.mkdir()
     nbformat.write(nb, src / "page.ipynb")
     (src / "conf.py").write_text(
-        "extensions = ['myst_nb', 'rnnlab.sphinxext']\nexclude_patterns = ['_build']\n"
+        "extensions = ['myst_nb', 'rnnlab.course.sphinxext']\nexclude_patterns = ['_build']\n"
         "nb_execution_mode = 'off'\n"
     )
     (src / "index.md").write_text("# Book\n\n```{toctree}\npage\n```\n")

@@ -4,9 +4,9 @@ distribution. The statistical check must fail on version 1's first-come rule."""
 import numpy as np
 import pytest
 
-from rnnlab.tasks import make_task
-from rnnlab.tasks.base import SPLIT_FRACTIONS, split_of_rows
-from rnnlab.tasks.checks import split_features, split_homogeneity
+from rnnlab.core.tasks import make_task
+from rnnlab.core.tasks.base import SPLIT_FRACTIONS, split_of_rows
+from rnnlab.core.tasks.checks import split_features, split_homogeneity
 
 V1_NESTING_1 = dict(min_depth=1, max_depth=1, max_args=3)
 V2_LISTOPS = dict(max_args=4, arg_count="by_expressions")

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from rnnlab.stats import combine_verdicts, compare, summarize, verdict_from_interval, welch_interval
+from rnnlab.evidence.stats import (
+    combine_verdicts,
+    compare,
+    summarize,
+    verdict_from_interval,
+    welch_interval,
+)
 
 
 def test_summarize_matches_scipy():
@@ -80,7 +86,7 @@ def test_bad_inputs():
 
 
 def test_fmt_ci_never_prints_negative_zero() -> None:
-    from rnnlab.analysis import fmt_ci
+    from rnnlab.evidence.analysis import fmt_ci
 
     assert fmt_ci(-0.0001, -0.04, 0.04) == "+0.000 [-0.040, +0.040]"
     assert fmt_ci(0.0123, -0.0004, 0.028) == "+0.012 [+0.000, +0.028]"

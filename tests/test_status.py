@@ -1,4 +1,4 @@
-"""Tests for rnnlab.status: the execution-status tables from data/results provenance."""
+"""Tests for rnnlab.course.status: the execution-status tables from data/results provenance."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnlab import status
+from rnnlab.course import status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -183,8 +183,8 @@ def _reporting(spec, seeds=None) -> list[dict]:
 
 
 def test_design_progress_counts_reporting_runs_only(tmp_path: Path) -> None:
-    from rnnlab.labs import LABS
-    from rnnlab.scale import sweep_spec
+    from rnnlab.experiments.labs import LABS
+    from rnnlab.experiments.scale import sweep_spec
 
     a, b = LABS["lab-a"].sweep("cpu"), LABS["lab-b"].sweep("cpu")
     tuning = [
@@ -238,9 +238,9 @@ def test_design_progress_counts_reporting_runs_only(tmp_path: Path) -> None:
 
 def test_design_progress_of_the_committed_results_agrees_with_the_designs() -> None:
     """Every committed file's state is the design's own completeness rule."""
-    from rnnlab.labs import LABS
-    from rnnlab.scale import sweep_spec, transfer_control_spec
-    from rnnlab.sweep import load_results
+    from rnnlab.experiments.labs import LABS
+    from rnnlab.experiments.scale import sweep_spec, transfer_control_spec
+    from rnnlab.experiments.store import load_results
 
     results = ROOT / "data" / "results"
     for row in status.design_progress(results):
@@ -260,8 +260,8 @@ def test_design_progress_of_the_committed_results_agrees_with_the_designs() -> N
 
 
 def test_lab_time_reads_provenance_and_the_benchmark(tmp_path: Path) -> None:
-    from rnnlab.paths import results_dir
-    from rnnlab.sweep import load_results
+    from rnnlab.core.paths import results_dir
+    from rnnlab.experiments.store import load_results
 
     bench = _walltime_file(tmp_path, 12.5)  # measures lab-a only
     records = load_results(results_dir() / "lab-a-cpu.jsonl")
@@ -279,8 +279,8 @@ def test_lab_time_reads_provenance_and_the_benchmark(tmp_path: Path) -> None:
 
 def test_the_cpu_target_has_one_source() -> None:
     """README's profile table, the profile's target and the benchmark's target are one number."""
-    from rnnlab.labs import CPU_TARGET_MINUTES, PROFILES
-    from rnnlab.paths import repo_root
+    from rnnlab.core.paths import repo_root
+    from rnnlab.experiments.profiles import CPU_TARGET_MINUTES, PROFILES
 
     readme = (repo_root() / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `cpu` |"))
@@ -292,8 +292,9 @@ def test_the_cpu_target_has_one_source() -> None:
 
 def test_the_colab_target_has_one_source() -> None:
     """README's colab row and its sentence on the check name the declared target."""
-    from rnnlab.labs import COLAB_TARGET_MINUTES, PROFILES
-    from rnnlab.paths import repo_root
+    from rnnlab.core.paths import repo_root
+    from rnnlab.experiments.labs import COLAB_TARGET_MINUTES
+    from rnnlab.experiments.profiles import PROFILES
 
     readme = (repo_root() / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `colab` |"))

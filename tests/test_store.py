@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rnnlab.labs import get_lab
-from rnnlab.store import (
+from rnnlab.experiments.labs import get_lab
+from rnnlab.experiments.store import (
     ResultsFileError,
     ResultsStore,
     TornLineWarning,
@@ -84,7 +84,7 @@ def test_two_cli_shards_writing_one_file_keep_every_run(tmp_path):
 
 
 def _all_run_ids(spec) -> set[str]:
-    from rnnlab.sweep import run_id
+    from rnnlab.experiments.experiment import run_id
 
     ids = set()
     for e in spec.experiments:
@@ -144,7 +144,7 @@ def test_duplicated_run_ids_are_read_once(tmp_path):
 
 WRITER = """
 import sys
-from rnnlab.store import ResultsStore
+from rnnlab.experiments.store import ResultsStore
 store = ResultsStore(sys.argv[1])
 i = 0
 while True:
@@ -177,7 +177,7 @@ def test_writer_killed_mid_write_loses_at_most_its_run_in_progress(tmp_path):
 
 
 def test_lock_path_and_unwritable_locations(tmp_path):
-    from rnnlab.store import ResultsFileUnwritable
+    from rnnlab.experiments.store import ResultsFileUnwritable
 
     assert lock_path(Path("runs/x.jsonl")) == Path("runs/x.jsonl.lock")
     (tmp_path / "file").write_text("")

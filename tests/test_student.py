@@ -1,4 +1,5 @@
-"""Tests for rnnlab.student: solutions are cut out, nothing leaks, and every exercise's self-check
+"""Tests for rnnlab.course.student: solutions are cut out, nothing leaks, and every exercise's
+self-check
 fails on the stub and passes on the solution (executed with nbclient in the smoke profile)."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from rnnlab import student
-from rnnlab.student import BEGIN_SOLUTION, END_SOLUTION, STUB
+from rnnlab.course import student
+from rnnlab.course.student import BEGIN_SOLUTION, END_SOLUTION, STUB
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "SECRET_SOLUTION_TEXT"
@@ -275,7 +276,7 @@ def run_exercises(instructor: nbformat.NotebookNode, cwd: Path, name: str) -> in
             # Never a NameError: a value exercise's stub defines its name (``my_effect = ...``)
             # and its check says so in words.
             assert check_err.ename in allowed, f"self-check raised {check_err.ename}"
-            if value and "check_" in check.source:  # a course self-check (rnnlab.exercises)
+            if value and "check_" in check.source:  # a course self-check (rnnlab.course.exercises)
                 assert "not answered yet" in check_err.evalue, (where, check_err.evalue)
             assert run(cell, index) is None, f"{where}: the solution raised"
             err = run(check, check_index)
@@ -406,7 +407,7 @@ def test_chapter_stubs_are_visible_and_value_stubs_define_their_names() -> None:
     ],
 )
 def test_value_checks_say_not_answered_yet(check: str, call: str) -> None:
-    from rnnlab import exercises
+    from rnnlab.course import exercises
 
     with pytest.raises(exercises.NotAnswered, match=rf"^{check}: not answered yet\. Replace"):
         eval(call, vars(exercises))  # noqa: S307 - a fixed call of our own

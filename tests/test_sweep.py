@@ -11,15 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rnnlab.labs import get_lab
-from rnnlab.sweep import (
-    TUNE_SEEDS,
-    ResultsFileError,
-    SweepSpec,
-    load_results,
-    run_sweep,
-    shard,
-)
+from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.labs import get_lab
+from rnnlab.experiments.store import ResultsFileError, load_results
+from rnnlab.experiments.sweep import SweepSpec, run_sweep, shard
 
 PROVENANCE = {
     "run_id", "lab", "profile", "role", "experiment", "param_count", "seed", "lr", "metrics",
@@ -132,7 +127,7 @@ def test_corrupt_line_names_file_and_line_and_overwrites_nothing(tmp_path):
 
 
 def test_torn_last_line_is_dropped_with_a_warning_and_the_sweep_goes_on(tmp_path):
-    from rnnlab.sweep import TornLineWarning
+    from rnnlab.experiments.store import TornLineWarning
 
     out = tmp_path / "r.jsonl"
     run_sweep(small_spec(n_exp=1, seeds=(0,)), out)
@@ -161,10 +156,10 @@ def test_two_processes_write_every_run_once(tmp_path):
 def test_worker_processes_record_the_commit_the_sweep_started_with(tmp_path, monkeypatch):
     """A worker that finishes its first run after the checkout changed still records the commit
     of the code the sweep started with (the parent's), and the sweep leaves no variable set."""
-    import rnnlab.sweep as sweep_module
+    import rnnlab.experiments.runner as runner_module
 
     monkeypatch.delenv("RNNLAB_GIT_COMMIT", raising=False)
-    monkeypatch.setattr(sweep_module, "git_commit", lambda: "commit-at-start")
+    monkeypatch.setattr(runner_module, "git_commit", lambda: "commit-at-start")
     recs = run_sweep(small_spec(n_exp=1, seeds=(0, 1)), tmp_path / "r.jsonl", jobs=2)
     assert {r["git_commit"] for r in recs} == {"commit-at-start"}
     assert "RNNLAB_GIT_COMMIT" not in os.environ
@@ -190,7 +185,7 @@ def test_smoke_profile_is_deterministic(tmp_path):
 
 
 def test_committed_results_load(tmp_path):
-    from rnnlab.paths import results_dir
+    from rnnlab.core.paths import results_dir
 
     for path in sorted(Path(results_dir()).glob("*.jsonl")):
         recs = load_results(path)
@@ -202,8 +197,8 @@ def _cheapest_committed_lab_c_run() -> tuple[dict, object]:
     """The cheapest committed lab-c cpu reporting run and its experiment (checked unchanged)."""
     import dataclasses
 
-    from rnnlab.labs import load_reference
-    from rnnlab.train import TrainConfig
+    from rnnlab.core.config import TrainConfig
+    from rnnlab.experiments.labs import load_reference
 
     records = [r for r in load_reference("lab-c", "cpu") if r["role"] == "eval"]
     if not records:
@@ -217,7 +212,7 @@ def _cheapest_committed_lab_c_run() -> tuple[dict, object]:
 
 
 def _rerun(rec: dict, experiment) -> dict:
-    from rnnlab.sweep import run_unit
+    from rnnlab.experiments.unit import run_unit
 
     return run_unit(
         experiment, lab="lab-c", profile="cpu", role="eval", seed=rec["seed"], lr=rec["lr"],
@@ -244,8 +239,8 @@ def test_a_committed_reference_run_reproduces():
     spread between the committed seeds of the same experiment (one standard deviation)."""
     import torch
 
-    from rnnlab.labs import load_reference
-    from rnnlab.train import device_name
+    from rnnlab.core.device import device_name
+    from rnnlab.experiments.labs import load_reference
 
     rec, experiment = _cheapest_committed_lab_c_run()
     again = _rerun(rec, experiment)
@@ -277,8 +272,7 @@ def _with_bad_experiment(spec: SweepSpec) -> SweepSpec:
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_failing_run_is_recorded_and_the_others_go_on(tmp_path, jobs):
-    from rnnlab.store import failed_path
-    from rnnlab.sweep import eval_records
+    from rnnlab.experiments.store import eval_records, failed_path
 
     spec = _with_bad_experiment(small_spec(n_exp=1, seeds=(0, 1)))
     out = tmp_path / "r.jsonl"
@@ -293,8 +287,8 @@ def test_a_failing_run_is_recorded_and_the_others_go_on(tmp_path, jobs):
 
 
 def test_a_rerun_retries_only_the_failed_runs(tmp_path, monkeypatch):
-    import rnnlab.sweep as sweep
-    from rnnlab.store import failed_path
+    import rnnlab.experiments.sweep as sweep
+    from rnnlab.experiments.store import failed_path
 
     spec = small_spec(n_exp=2, seeds=(0,))
     out = tmp_path / "r.jsonl"

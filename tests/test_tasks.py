@@ -1,4 +1,4 @@
-"""Tests for rnnlab.tasks: determinism, shapes, labels checked by independent references."""
+"""Tests for rnnlab.core.tasks: determinism, shapes, labels checked by independent references."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnlab.tasks import (
+from rnnlab.core.tasks import (
     PYTHON_CORPUS_FILES,
     TaskData,
     charlm_window_starts,
@@ -53,7 +53,7 @@ def splits(task: TaskData) -> list[tuple[str, torch.Tensor, torch.Tensor]]:
 
 
 # ------------------------------------------------------------------------------------------
-# Independent references (deliberately not sharing code with rnnlab.tasks)
+# Independent references (deliberately not sharing code with rnnlab.core.tasks)
 # ------------------------------------------------------------------------------------------
 
 

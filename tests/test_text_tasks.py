@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from rnnlab.tasks import make_task, task_doc, task_names, task_options
-from rnnlab.tasks.text import charlm_min_chars, charlm_window_starts, stdlib_corpus_files
+from rnnlab.core.tasks import make_task, task_doc, task_names, task_options
+from rnnlab.core.tasks.text import charlm_min_chars, charlm_window_starts, stdlib_corpus_files
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 

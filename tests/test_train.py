@@ -6,16 +6,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnlab.models import ModelConfig, build_model
-from rnnlab.tasks import TaskData
-from rnnlab.train import (
-    TrainConfig,
-    evaluate,
-    fit,
-    seed_everything,
-    select_device,
-    train_model,
-)
+from rnnlab.core.config import TrainConfig
+from rnnlab.core.device import seed_everything, select_device
+from rnnlab.core.models import ModelConfig, build_model
+from rnnlab.core.tasks import TaskData
+from rnnlab.core.train import evaluate, fit, train_model
 
 
 def copy_last_task(n=600, T=6, V=5, seed=0) -> TaskData:

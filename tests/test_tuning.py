@@ -2,19 +2,11 @@
 
 import pytest
 
-from rnnlab.labs import log_grid
-from rnnlab.sweep import (
-    TUNE_SEEDS,
-    Experiment,
-    SweepSpec,
-    cell_grid,
-    choose_lr,
-    data_seed_for,
-    pending_units,
-    run_id,
-    tuning_report,
-)
-from rnnlab.train import TrainConfig
+from rnnlab.core.config import TrainConfig
+from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, data_seed_for, run_id
+from rnnlab.experiments.lab import log_grid
+from rnnlab.experiments.sweep import SweepSpec, pending_units
+from rnnlab.experiments.tuning import cell_grid, choose_lr, tuning_report
 
 
 def _exp(depth: int, grid=(1e-3, 1e-2 / 10**0.5, 1e-2), limits=(1e-4, 0.1)) -> Experiment:

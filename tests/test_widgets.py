@@ -1,4 +1,5 @@
-"""Tests for rnnlab.widgets: the explorer builds without a frontend, shows the library's numbers,
+"""Tests for rnnlab.course.widgets: the explorer builds without a frontend, shows the library's
+numbers,
 and updates them when a control moves."""
 
 from __future__ import annotations
@@ -7,8 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnlab import params
-from rnnlab.widgets import ParameterExplorer, explorer_html, explorer_values, parameter_explorer
+from rnnlab.core import params
+from rnnlab.course.widgets import (
+    ParameterExplorer,
+    explorer_html,
+    explorer_values,
+    parameter_explorer,
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -116,7 +122,7 @@ import re  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 
-from rnnlab.widgets import (  # noqa: E402
+from rnnlab.course.widgets import (  # noqa: E402
     BROWSER_EXPLORER_CLASS,
     EXPLORER_MATH_JS,
     browser_explorer,
@@ -156,7 +162,8 @@ def test_untied_budget_hides_the_large_d_rule() -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 def test_javascript_closed_forms_equal_the_params_functions() -> None:
-    """The explorer's JavaScript, run in Node.js, against rnnlab.params on many configurations."""
+    """The explorer's JavaScript, run in Node.js, against rnnlab.core.params on many
+    configurations."""
     cases = [
         (m, d, n, b)
         for m in (1, 3, 32, 300, 1024)

@@ -1,19 +1,63 @@
 """rnnlab: the library behind the course "Stacked RNNs: depth vs width".
 
-Modules, one job each:
+Four layers and the command line on top. A module imports only from its own layer or the layers
+below it (tests/test_layers.py checks it), never upwards, and no two modules import each other::
 
-- :mod:`rnnlab.params`    exact parameter counts and budget matching (pure Python; sympy algebra)
-- :mod:`rnnlab.tasks`     deterministic, offline data generators and corpus loaders
-- :mod:`rnnlab.models`    budget-matched stacked LSTM classifiers, taggers and language models
-- :mod:`rnnlab.train`     device, seeds, the training loop, learning-rate search, progress
-- :mod:`rnnlab.sweep`     experiments as data, results on disk with provenance, resume
-- :mod:`rnnlab.labs`      the labs and the profiles (smoke, cpu, gpu)
-- :mod:`rnnlab.stats`     means, confidence intervals, the verdict rule
-- :mod:`rnnlab.analysis`  from result records to tables, effects and verdicts
-- :mod:`rnnlab.plots`, :mod:`rnnlab.widgets`  pictures
-- :mod:`rnnlab.exercises` self-checks for the exercises
-- :mod:`rnnlab.colab`, :mod:`rnnlab.student`, :mod:`rnnlab.status`, :mod:`rnnlab.sphinxext`
-  course tooling
+    rnnlab.__main__        the CLI: python -m rnnlab run | run-scale | run-converge | findings ...
+      |
+    rnnlab.course          what the book shows and how it is built
+      |
+    rnnlab.evidence        from result records to statistics, effects and verdicts
+      |
+    rnnlab.experiments     experiments as data, how they run, where their results are kept
+      |
+    rnnlab.core            parameter counts, tasks, models, training (no other rnnlab import)
+
+The map, one job per module:
+
+- :mod:`rnnlab.core`
+  :mod:`~rnnlab.core.params` exact parameter counts (``counts``), budget matching
+  (``matching``) and sympy forms (``symbolic``); :mod:`~rnnlab.core.tasks` deterministic,
+  offline data generators and corpus loaders; :mod:`~rnnlab.core.models` budget-matched stacked
+  LSTMs; :mod:`~rnnlab.core.config` the training configuration and result;
+  :mod:`~rnnlab.core.device` devices, seeds, precision; :mod:`~rnnlab.core.train` the training
+  loop and evaluation; :mod:`~rnnlab.core.checkpoint` resumable checkpoints;
+  :mod:`~rnnlab.core.cost` FLOPs and critical path; :mod:`~rnnlab.core.paths` where the course
+  and its results are.
+- :mod:`rnnlab.experiments`
+  :mod:`~rnnlab.experiments.experiment` an experiment and a run's id;
+  :mod:`~rnnlab.experiments.unit` one run (train, evaluate, record);
+  :mod:`~rnnlab.experiments.tuning` learning-rate grids and the chosen rate;
+  :mod:`~rnnlab.experiments.sweep` the sweep spec and loop (resume, failures);
+  :mod:`~rnnlab.experiments.runner` the executors (inline, process pool, Dask) behind one seam,
+  with :mod:`~rnnlab.experiments.distributed` (the Dask client);
+  :mod:`~rnnlab.experiments.store` results files; :mod:`~rnnlab.experiments.console` the CLI's
+  sweep runner; :mod:`~rnnlab.experiments.profiles` the profiles;
+  :mod:`~rnnlab.experiments.budgets` budgets every depth can match;
+  :mod:`~rnnlab.experiments.lab` what a lab is; :mod:`~rnnlab.experiments.lab_a` ...
+  :mod:`~rnnlab.experiments.lab_d` the four labs; :mod:`~rnnlab.experiments.labs` the registry
+  and running a lab; :mod:`~rnnlab.experiments.scale` (with
+  :mod:`~rnnlab.experiments.scale_plan`, its compute plan) and
+  :mod:`~rnnlab.experiments.converge` the scale map's and the convergence experiment's designs,
+  with :mod:`~rnnlab.experiments.resolution` (what a design can resolve);
+  :mod:`~rnnlab.experiments.owntext` Lab B on a text of your own.
+- :mod:`rnnlab.evidence`
+  :mod:`~rnnlab.evidence.stats` summaries and intervals, paired comparisons and the verdict
+  rules, what a cell can show; :mod:`~rnnlab.evidence.analysis` records to cells, verdicts,
+  tables and provenance; :mod:`~rnnlab.evidence.scalemap` the scale map's cells and crossovers;
+  :mod:`~rnnlab.evidence.convergence_stats` and :mod:`~rnnlab.evidence.converge_report` the
+  convergence experiment's analysis and report.
+- :mod:`rnnlab.course`
+  :mod:`~rnnlab.course.plots`, :mod:`~rnnlab.course.widgets` pictures (the explorer's
+  JavaScript is package data in ``rnnlab/course/assets/``); :mod:`~rnnlab.course.exercises`
+  self-checks, one module per chapter; :mod:`~rnnlab.course.book` notebook display helpers;
+  :mod:`~rnnlab.course.findings`, :mod:`~rnnlab.course.answer` the Findings page and answer
+  blocks; :mod:`~rnnlab.course.guide` the instructor guide; :mod:`~rnnlab.course.status`
+  execution status; :mod:`~rnnlab.course.student` student copies; :mod:`~rnnlab.course.colab`
+  the Colab bootstrap; :mod:`~rnnlab.course.sphinxext` the Sphinx extension.
+
+The packages ``params``, ``stats``, ``analysis`` and ``exercises`` export their parts' public
+names, so notebooks keep writing ``params.matched_width`` or ``stats.summarize``.
 """
 
 __version__ = "0.2.0"

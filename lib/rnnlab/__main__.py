@@ -35,17 +35,18 @@ import os
 import sys
 from pathlib import Path
 
-from rnnlab import analysis
-from rnnlab.distributed import SchedulerLost, SchedulerUnavailable, scheduler_address
-from rnnlab.labs import LABS, get_lab, resolve_profile, run_lab
-from rnnlab.store import (
+from rnnlab.evidence import analysis
+from rnnlab.experiments.distributed import SchedulerLost, SchedulerUnavailable, scheduler_address
+from rnnlab.experiments.labs import LABS, get_lab, run_lab
+from rnnlab.experiments.profiles import resolve_profile
+from rnnlab.experiments.store import (
     ResultsFileUnwritable,
     ResultsStore,
     ResultsWriteFailed,
     failed_path,
+    load_results,
     merge_results,
 )
-from rnnlab.sweep import load_results
 
 
 class UsageError(ValueError):
@@ -53,7 +54,7 @@ class UsageError(ValueError):
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from rnnlab.status import design_progress_text
+    from rnnlab.course.status import design_progress_text
 
     print(design_progress_text())
     if args.command is None:
@@ -70,7 +71,7 @@ def cmd_labs(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     prof = resolve_profile(args.profile)
     if args.text:
-        from rnnlab.owntext import default_out, run_lab_on_text
+        from rnnlab.experiments.owntext import default_out, run_lab_on_text
 
         out = Path(args.out) if args.out else default_out(args.lab, args.text, prof.name)
         records = run_lab_on_text(
@@ -186,7 +187,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from rnnlab.paths import results_dir
+    from rnnlab.core.paths import results_dir
 
     prof = resolve_profile(args.profile)
     labs = args.labs or [n for n, lab in LABS.items() if prof.name in lab.profiles]
@@ -200,8 +201,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from rnnlab import answer, findings, guide
-    from rnnlab.paths import repo_root, results_dir
+    from rnnlab.core.paths import repo_root, results_dir
+    from rnnlab.course import answer, findings, guide
 
     page = Path(args.page) if args.page else repo_root() / "chapters" / "05_findings.md"
     if args.write:
@@ -225,7 +226,7 @@ def cmd_findings(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     if args.experiment == "converge":
-        from rnnlab import converge, scale
+        from rnnlab.experiments import converge, scale
 
         out = Path(args.out) if args.out else converge.default_out(args.profile)
         records = load_results(out) if out.exists() else []
@@ -235,15 +236,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
                                                           timings))))  # fmt: skip
         print(f"  run or resume: python -m rnnlab run-converge --profile {args.profile} --jobs 2")
         return 0
-    from rnnlab.scale import plan_command
+    from rnnlab.experiments.scale_plan import plan_command
 
     plan_command(args.profile, args.out, timings=args.timings)
     return 0
 
 
 def cmd_run_converge(args: argparse.Namespace) -> int:
-    from rnnlab import converge, scale
-    from rnnlab.sweep import check_run_options, console_log
+    from rnnlab.experiments import converge, scale
+    from rnnlab.experiments.console import check_run_options, console_log
 
     out = Path(args.out) if args.out else converge.default_out(args.profile)
     check_run_options(out, device=args.device, jobs=args.jobs, threads=args.threads)
@@ -272,10 +273,8 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
 
 
 def cmd_run_scale(args: argparse.Namespace) -> int:
-    import time
-
-    from rnnlab import scale
-    from rnnlab.sweep import check_run_options, console_log
+    from rnnlab.experiments import scale
+    from rnnlab.experiments.console import run_console
 
     seeds = _seed_list(args.seeds)
     if args.results and not args.transfer_control:
@@ -291,50 +290,42 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else scale.default_out(args.profile)
         spec = scale.sweep_spec(args.profile, seeds)
         run = scale.run_scale
-    check_run_options(out, device=args.device, jobs=args.jobs, threads=args.threads)
     ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
-    records = load_results(out)
-    already = len(records)
-    total = spec.planned_runs(records)
-    print(
-        f"{spec.lab} {args.profile}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
-        f"{spec.n_runs()} runs before grid extensions, {total} with the extensions so far; "
-        f"{already} already in {out}; checkpoints in {ckpt}",
-        flush=True,
-    )
-    print(
-        f"to stop after the runs in progress (nothing lost): touch {scale.default_drain_file(out)}",
-        flush=True,
-    )
-    if args.profile == "smoke":
-        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
-    t0 = time.perf_counter()
+    name = f"{spec.lab} {args.profile}"
 
-    log, log_failure = console_log(total, already)
+    def header(total: int, already: int) -> str:
+        lines = [
+            f"{name}: {len(spec.experiments)} experiments, {len(spec.seeds)} seeds, "
+            f"{spec.n_runs()} runs before grid extensions, {total} with the extensions so far; "
+            f"{already} already in {out}; checkpoints in {ckpt}",
+            f"to stop after the runs in progress (nothing lost): touch "
+            f"{scale.default_drain_file(out)}",
+        ]
+        if args.profile == "smoke":
+            lines.append(
+                "note: the smoke profile checks code paths only; its numbers are not evidence."
+            )
+        return "\n".join(lines)
 
-    records = run(
-        args.profile,
+    records = run_console(
+        spec,
         out,
+        name=name,
+        header=header,
+        run=functools.partial(run, args.profile, seeds=seeds),
         jobs=args.jobs,
         checkpoint_dir=ckpt,
-        seeds=seeds,
         device=args.device,
         threads=args.threads,
         max_runs=args.max_runs,
-        on_record=log,
-        on_failure=log_failure,
-    )
-    print(
-        f"{spec.lab} {args.profile}: {len(records)} runs in {out} "
-        f"({time.perf_counter() - t0:.0f} s)"
     )
     return _failed_status(records, out)
 
 
 def _seed_list(text: str | None) -> tuple[int, ...] | None:
     """``--seeds``: a count (``5``: seeds 0..4) or a comma-separated list (``0,3``); the one
-    parser every command uses (:func:`rnnlab.sweep.parse_seeds`)."""
-    from rnnlab.sweep import parse_seeds
+    parser every command uses (:func:`rnnlab.experiments.console.parse_seeds`)."""
+    from rnnlab.experiments.console import parse_seeds
 
     return parse_seeds(text, None)
 
@@ -451,7 +442,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rs.set_defaults(func=cmd_run_scale)
     rc = sub.add_parser(
-        "run-converge", help="run (or resume) the convergence experiment (rnnlab.converge)"
+        "run-converge",
+        help="run (or resume) the convergence experiment (rnnlab.experiments.converge)",
     )
     rc.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     rc.add_argument("--out", help="results file (default data/results/converge/PROFILE.jsonl)")

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from sitecheck import NON_PROSE_TAGS, parse_html, site_pages, visible_code_lines_before
 
-from rnnlab.student import BEGIN_SOLUTION, END_SOLUTION, has_solution
+from rnnlab.course.student import BEGIN_SOLUTION, END_SOLUTION, has_solution
 
 TEXT_SUFFIXES = {".html", ".ipynb", ".md", ".txt", ".py", ".js", ".json"}
 
@@ -31,7 +31,7 @@ def test_no_page_says_todo(any_site_dir: Path) -> None:
 
 def test_no_page_shows_a_build_folder(any_site_dir: Path) -> None:
     """Issue 13: notebook outputs must not print where the site was built (``_build/runs/...``);
-    run files are named ``$RNNLAB_RUNS_DIR/<file>`` or ``runs/<file>`` (rnnlab.paths)."""
+    run files are named ``$RNNLAB_RUNS_DIR/<file>`` or ``runs/<file>`` (rnnlab.core.paths)."""
     found = []
     for page in site_pages(any_site_dir):
         root = parse_html((any_site_dir / page).read_text(encoding="utf-8"))

@@ -1,5 +1,6 @@
 """Chapter 1's parameter explorer works on the static site: moving a slider (or typing a budget)
-updates the numbers in the browser, and they equal :mod:`rnnlab.params` computed here in Python.
+updates the numbers in the browser, and they equal :mod:`rnnlab.core.params` computed here in
+Python.
 Runs on the instructor site and, when built, on the student site."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import pytest
 from conftest import SITES, require_site, site_is_built
 
-from rnnlab import params
+from rnnlab.core import params
 
 pytestmark = pytest.mark.browser
 

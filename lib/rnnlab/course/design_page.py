@@ -24,11 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from rnnlab import analysis, book, stats
-from rnnlab.labs import CAPACITY_FLOOR, STACKS
-from rnnlab.paths import repo_root
-from rnnlab.sweep import SweepSpec, tuning_report
-from rnnlab.tasks.capacity import bits_per_parameter
+from rnnlab.core.paths import repo_root
+from rnnlab.core.tasks.capacity import bits_per_parameter
+from rnnlab.course import book
+from rnnlab.evidence import analysis, stats
+from rnnlab.experiments import store
+from rnnlab.experiments.lab_d import CAPACITY_FLOOR, STACKS
+from rnnlab.experiments.sweep import SweepSpec
+from rnnlab.experiments.tuning import tuning_report
 
 # --- benchmarks ----------------------------------------------------------------------------------
 
@@ -380,7 +383,7 @@ def reference_findings(
     """What the reference profile's results show, as Markdown bullets: the best stack per task,
     the memorisation probe, tuning groups where no rate trained, and a reading of each claim's
     verdict (d1-d4)."""
-    evals = analysis.eval_records(records)
+    evals = store.eval_records(records)
     depths = sorted({e.num_layers for e in spec.experiments if e.task != "memorize"})
     bullets = []
     for task, better, unit in (

@@ -7,9 +7,9 @@ no alt text is typed in a notebook.
 
 :func:`described` pairs a figure with its text. Displayed in a notebook it is a PNG whose
 ``Description`` text chunk (the PNG keyword for a description of the image) holds the alt text,
-with the alt text as its plain-text form; :mod:`rnnlab.sphinxext` reads the chunk back and makes
-it the ``alt`` of the image on the website (myst-nb 1.x takes an image's alt text only from cell
-metadata, which is typed; see :func:`png_alt_text`).
+with the alt text as its plain-text form; :mod:`rnnlab.course.sphinxext` reads the chunk back and
+makes it the ``alt`` of the image on the website (myst-nb 1.x takes an image's alt text only from
+cell metadata, which is typed; see :func:`png_alt_text`).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def param_count_vs_width_alt(
     input_size: int, budget: int, *, max_layers: int = 4, halving_from: int | None = None
 ) -> str:
     """Alt text of :func:`rnnlab.plots.param_count_vs_width` with the same arguments."""
-    from rnnlab import params
+    from rnnlab.core import params
 
     widths = [
         params.matched_width(budget, input_size, L).hidden_size for L in range(1, max_layers + 1)
@@ -120,7 +120,7 @@ def halving_ratio_alt(
     input_sizes: Sequence[int], *, num_layers: int = 2, max_width: int = 4096
 ) -> str:
     """Alt text of :func:`rnnlab.plots.halving_ratio_figure` with the same arguments."""
-    from rnnlab import params
+    from rnnlab.core import params
 
     limit = (2 * num_layers - 1) / 4
     at_max = [params.halving_ratio(m, max_width, num_layers) for m in input_sizes]
@@ -143,13 +143,14 @@ def halving_ratio_alt(
 def depth_comparison_alt(records: Sequence[dict], *, note: str = "") -> str:
     """Alt text of :func:`rnnlab.plots.depth_comparison_figure` for the same ``records``: per
     panel (cell), the mean test score of each depth and the number of seeds."""
-    from rnnlab import analysis
+    from rnnlab.evidence import analysis
+    from rnnlab.experiments import store
 
     by_cell = analysis.scores_by_cell(records)
     cells = sorted(by_cell, key=analysis.cell_sort_key)
     if not cells:
         raise ValueError("records must hold at least one eval run, got none")
-    metrics = {r["metrics"]["metric"] for r in analysis.eval_records(records)}
+    metrics = {r["metrics"]["metric"] for r in store.eval_records(records)}
     parts = []
     for cell in cells:
         by_l = by_cell[cell]
@@ -261,7 +262,7 @@ def critical_path_alt(
     *, grid_layers: int, grid_steps: int, depths: Sequence[int], seq_len: int
 ) -> str:
     """Alt text of :func:`rnnlab.plots.critical_path_figure` with the same arguments."""
-    from rnnlab import cost
+    from rnnlab.core import cost
 
     wave = [cost.critical_path(L, seq_len, schedule="wavefront") for L in depths]
     serial = [cost.critical_path(L, seq_len) for L in depths]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rnnlab import analysis, book, plots, scalemap
-from rnnlab.course import figure_text
+from rnnlab.course import book, figure_text, plots
+from rnnlab.evidence import analysis, scalemap
 
 
 def cell_order(c: analysis.CellComparison) -> tuple[int, int]:
@@ -110,14 +110,11 @@ def map_table(records: Sequence[dict], *, depths: Sequence[int] = (2, 4)):
 def design_sentence(records: Sequence[dict], profile: str = "reference") -> str:
     """**The design.** of the scale map: budgets, training lengths, depths, seeds, runs and the
     benchmark's core-hours (done, and what remains once calibrated by the finished runs)."""
-    import io
-
-    from rnnlab import scale
+    from rnnlab.experiments import scale, scale_plan
 
     budgets, lengths = scalemap.design_grid(profile)
     sd = scale.design(profile)
-    # scale.plan prints its plan as well; here only its totals are read
-    totals = scale.plan(scale.sweep_spec(profile), records, file=io.StringIO())
+    totals = scale_plan.compute_plan(scale.sweep_spec(profile), records).totals()
     text = (
         f"**The design.** Budgets {', '.join(f'{b:,}' for b in budgets)} parameters; training "
         f"lengths {', '.join(f'{n:,}' for n in lengths)} steps of {sd['batch_size']} x "

@@ -136,7 +136,7 @@ def chapter_time_line(name: str, root: str | Path | None = None) -> str:
     """The **Time.** sentence of ``chapters/<name>`` (``root``: the course; default the one
     :func:`rnnlab.paths.repo_root` finds)."""
     if root is None:
-        from rnnlab.paths import repo_root
+        from rnnlab.core.paths import repo_root
 
         root = repo_root()
     return study_time(Path(root) / "chapters" / name).time_line()
@@ -147,7 +147,7 @@ def guide_table(root: str | Path, chapters: dict[str, tuple[str, str | None]]) -
 
     ``chapters`` maps a chapter's file name (in ``chapters/``) to its name in the table and the
     lab whose committed cpu results it reads (None: it trains nothing)."""
-    from rnnlab import status
+    from rnnlab.course import status
 
     lines = [
         "| Chapter | Words | Reading (at least) | Exercises | Exercise time "

@@ -1,0 +1,474 @@
+"""What the course found: the answer first, computed from the committed results.
+
+The intro and the Findings page open with a short "What we found" block: the answer in plain
+words with its scale, one figure (the scale map at a glance,
+:func:`rnnlab.plots.scale_map_overview`) and one line per claim, then a few short caveats with
+links. The block sits between two markers (:data:`BEGIN`, :data:`END`) and is written, with the
+figure, by ``python -m rnnlab findings --write``; ``python -m rnnlab findings`` (and
+``tests/test_answer.py``) fails when a page or the figure disagrees with ``data/results/``.
+Nothing in the block is typed by hand: every number comes from the same analysis outputs as the
+Findings table (:func:`rnnlab.findings.verdict_rows`) and the scale map (:mod:`rnnlab.scalemap`).
+
+Each lab's summary states its own result with :func:`lab_summary_markdown` (Lab B's includes its
+scale map), so the notebooks print what the data say instead of typing it.
+
+Verdict labels are read as data: a label this module does not know is printed as it is and
+counted like any other (never dropped, never mapped to a side).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rnnlab.course import findings
+from rnnlab.experiments.store import load_results
+
+BEGIN = "<!-- BEGIN GENERATED: what we found, python -m rnnlab findings --write -->"
+END = "<!-- END GENERATED: what we found -->"
+#: The figure, beside the site's CSS (``_theme/`` is a static folder of both editions, so the
+#: page reaches it at ``_static/figures/``).
+FIGURE = Path("_theme") / "figures" / "what-we-found.svg"
+FIGURE_URL = "_static/figures/what-we-found.svg"
+#: The pages that open with the block, and each one's path back to the book's root.
+PAGES = {"intro.md": "", "chapters/05_findings.md": "../"}
+#: Which profile's verdict a claim's line quotes when several judged it: the largest scale first.
+EVIDENCE_ORDER = ("gpu", "reference", "cpu")
+#: The verdicts that decide a side (any other label, known or new, decides none).
+DECIDED = ("supported", "contradicted")
+#: Where the caveats link to, relative to the book's root.
+LINKS = {
+    "findings": "chapters/05_findings.md",
+    "lab-b": "chapters/03_lab_b_generation.ipynb",
+    "design": "chapters/05_design_depth.ipynb",
+}
+
+
+@dataclass(frozen=True)
+class ScaleMap:
+    """Claim (b) over budget x training length, as the answer reads it.
+
+    ``cells[deep]``: the map's cells of L=``deep`` against L=1
+    (:func:`rnnlab.scalemap.map_cells`); ``crossovers[deep]``: :func:`rnnlab.scalemap.crossovers`
+    (the shallowest deep depth only); ``transfer_holds``: the declared rate-transfer rule's
+    outcome (``None`` before the check ran); ``source``: the figure's source line."""
+
+    records: tuple[dict, ...]
+    cells: dict[int, list] = field(default_factory=dict)
+    crossovers: dict[int, list] = field(default_factory=dict)
+    transfer_holds: bool | None = None
+    short_steps: int | None = None
+    complete: bool = False
+    source: str = ""
+
+    @property
+    def budgets(self) -> list[int]:
+        return sorted({int(dict(c.cell)["budget_target"]) for v in self.cells.values() for c in v})
+
+    @property
+    def lengths(self) -> list[int]:
+        return sorted({int(dict(c.cell)["steps"]) for v in self.cells.values() for c in v})
+
+    @property
+    def seeds(self) -> int:
+        return min((c.comparison.n for v in self.cells.values() for c in v), default=0)
+
+
+def scale_map(results_dir: str | Path) -> ScaleMap:
+    """Read ``<results_dir>/scale/reference.jsonl`` into a :class:`ScaleMap` (empty if absent)."""
+    from rnnlab.evidence import scalemap
+    from rnnlab.experiments import scale
+
+    path = Path(results_dir) / "scale" / "reference.jsonl"
+    records = load_results(path) if path.exists() else []
+    if not records:
+        return ScaleMap(records=())
+    cells = {d: scalemap.map_cells(records, deep=d) for d in scalemap.DEEP_DEPTHS}
+    cells = {d: v for d, v in cells.items() if v}
+    rows = scale.transfer_check(scale.sweep_spec("reference"), records)
+    return ScaleMap(
+        records=tuple(records),
+        cells=cells,
+        crossovers={d: scalemap.crossovers(records, deep=d) for d in cells if d == min(cells)},
+        transfer_holds=scale.transfer_holds(rows),
+        short_steps=rows[0]["short_steps"] if rows else None,
+        complete=scalemap.status(records).complete,
+        source=_short_source(records),
+    )
+
+
+#: Short names of the claims for the answer's one-line bullets (a new claim falls back to its
+#: statement).
+SHORT = {
+    "a": "width wins on classification",
+    "b": "depth wins on generation and transduction",
+    "c1": "depth wins when structure is strongly compositional",
+    "c2": "width wins when data is limited",
+    "d1": "residual connections with LayerNorm close the deep stacks' gap",
+    "d2": "stacks of every depth store the same bits per parameter",
+    "d3": "dropout between layers closes the gap further",
+    "d4": "a projected (LSTMP) stack closes the gap",
+}
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 8: "eight"}
+
+
+def _short_source(records) -> str:
+    """The figure's source line: the file, its runs and seeds, the dates (the full provenance,
+    hardware and commits included, is printed under Lab B's map)."""
+    from rnnlab.evidence import analysis
+
+    p = analysis.provenance(records)
+    return (
+        f"data/results/scale/reference.jsonl, profile {', '.join(p['profile'])}, "
+        f"{p['eval_runs']} reporting runs (+{p['runs'] - p['eval_runs']} tuning), "
+        f"{len(p['seeds'])} seeds, {p['first_run'][:10]} to {p['last_run'][:10]}"
+    )
+
+
+def _tally(verdicts: list[str]) -> str:
+    """``"8 contradicted, 4 inconclusive"``: every label present, known labels in the plan's
+    order, any other label after them."""
+    from rnnlab.evidence.stats import VERDICTS_V2
+
+    counts = Counter(verdicts)
+    order = [v for v in VERDICTS_V2 if v in counts] + sorted(set(counts) - set(VERDICTS_V2))
+    return ", ".join(f"{counts[v]} {v}" for v in order)
+
+
+def _crossing_words(m: ScaleMap, deep: int) -> str:
+    """Where L=``deep``'s mean turns ahead along training (finite crossovers only), or ``""``."""
+    found = [x for x in m.crossovers.get(deep, []) if 0 < x.estimate < float("inf")]
+    if not found:
+        return ""
+    budgets = " and ".join(f"{x.budget:,}" for x in found)
+    steps = sorted(round(x.estimate, -2) for x in found)
+    at = f"{steps[0]:,.0f}" if steps[0] == steps[-1] else f"{steps[0]:,.0f}-{steps[-1]:,.0f}"
+    where = {x.budget for x in found}
+    leads = [
+        c
+        for c in m.cells[deep]
+        if int(dict(c.cell)["budget_target"]) in where and c.comparison.effect > 0
+    ]
+    decided = sum(c.comparison.verdict == "supported" for c in leads)
+    sure = (
+        "none of those leads is decided"
+        if not decided
+        else f"{decided} of those {len(leads)} leads supported"
+    )
+    return f"depth's mean turns ahead only after about {at} steps, at {budgets} parameters; {sure}"
+
+
+def deep_bullet(m: ScaleMap, deep: int) -> str:
+    """One depth of the map in plain words: who leads, how decided, and any crossover."""
+    cells = m.cells[deep]
+    n = len(cells)
+    won = sum(c.comparison.verdict == "supported" for c in cells)
+    lost = sum(c.comparison.verdict == "contradicted" for c in cells)
+    ahead = sum(c.comparison.effect > 0 for c in cells)
+    name = NUMBER_WORDS.get(deep, str(deep)).capitalize()
+    tally = _tally([c.comparison.verdict for c in cells])
+    if not won and lost * 2 >= n:
+        text = (
+            f"{name} layers lose clearly: width's lead is decided in {lost} of {n} cells, "
+            f"depth's in none ({tally})"
+        )
+    elif not won and not lost:
+        text = f"{name} layers against one: no cell is decided ({tally})"
+    else:
+        text = (
+            f"{name} layers against one: decided for depth in {won} and for width in {lost} "
+            f"of {n} cells ({tally})"
+        )
+    if ahead == 0:
+        text += f"; width's mean is ahead in all {n}"
+    cross = _crossing_words(m, deep)
+    return text + (f"; {cross}" if cross else "") + "."
+
+
+def map_scale(m: ScaleMap) -> str:
+    """The map's scale in words."""
+    b, s = m.budgets, m.lengths
+    state = "" if m.complete else ", provisional: the map is incomplete"
+    return (
+        f"character LMs on Python source, {b[0]:,}-{b[-1]:,} parameters, {s[0]:,}-{s[-1]:,} "
+        f"training steps, {m.seeds} seeds per cell{state}"
+    )
+
+
+def map_sentence(m: ScaleMap) -> str:
+    """The scale map's result in one sentence, with its scale."""
+    if not m.cells:
+        return "The scale map has no results yet."
+    sides = "; ".join(
+        f"L={d}: {_tally([c.comparison.verdict for c in v])}" for d, v in sorted(m.cells.items())
+    )
+    won = sum(c.comparison.verdict == "supported" for v in m.cells.values() for c in v)
+    return (
+        f"Over the scale map ({map_scale(m)}), depth's advantage is supported in "
+        f"{won or 'no'} cell{'s' if won != 1 else ''} ({sides})."
+    )
+
+
+def _map_side(m: ScaleMap, deep: int) -> str:
+    """One deep depth's map for the alt text: cells, where the means lean, what is decided."""
+    cells = m.cells[deep]
+    ahead = sum(c.comparison.effect > 0 for c in cells)
+    return (
+        f"depth's mean ahead in {ahead} of {len(cells)} cells, "
+        f"{_tally([c.comparison.verdict for c in cells])}"
+    )
+
+
+def best_rows(results_dir: str | Path) -> dict[str, dict]:
+    """Per claim, the Findings row (:func:`rnnlab.findings.verdict_rows`) of the largest-scale
+    profile that judged it (:data:`EVIDENCE_ORDER`), in the claims' order."""
+    out: dict[str, dict] = {}
+    rank = {p: i for i, p in enumerate(EVIDENCE_ORDER)}
+    for r in findings.verdict_rows(results_dir):
+        if not r["evidence"] or not r["cells"]:
+            continue
+        old = out.get(r["claim"])
+        if old is None or rank.get(r["profile"], 99) < rank.get(old["profile"], 99):
+            out[r["claim"]] = r
+    return out
+
+
+def _cells_words(row: dict) -> str:
+    return _tally([c["verdict"] for c in row["cells"]]) + " cells"
+
+
+def claim_line(row: dict, m: ScaleMap | None = None) -> str:
+    """One Markdown bullet: the claim, its verdict at its scale and its cells (and, for (b),
+    the scale map's result)."""
+    line = (
+        f"- **({row['claim']})** {SHORT.get(row['claim'], row['statement'])}: "
+        f"{findings.verdict_sentence(row)} ({row['profile']} profile; cells: "
+        f"{_tally([c['verdict'] for c in row['cells']])})."
+    )
+    if row["claim"] == "b" and m is not None and m.cells:
+        line += " " + map_sentence(m)
+    return line
+
+
+def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
+    """The answer in plain words, with its scale: a bold sentence and a few bullets."""
+    if not m.cells:
+        return [
+            "**The scale map has no committed results yet**, so the lines below rest on the "
+            "labs' small budgets only."
+        ]
+    won = [c for v in m.cells.values() for c in v if c.comparison.verdict == "supported"]
+    b, s = m.budgets, m.lengths
+    if won:
+        first = min(won, key=lambda c: (dict(c.cell)["budget_target"], dict(c.cell)["steps"]))
+        lead = (
+            f"**Depth's advantage is supported from {dict(first.cell)['budget_target']:,} "
+            f"parameters at {dict(first.cell)['steps']:,} training steps (L={first.deep} against "
+            "L=1).**"
+        )
+    else:
+        lead = (
+            f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, one wide LSTM layer is "
+            "as good as or better than a stack of narrow layers with the same number of "
+            "parameters.**"
+        )
+    out = [f"{lead} Measured on the scale map ({map_scale(m)}):", ""]
+    out += [f"- {deep_bullet(m, d)}" for d in sorted(m.cells)]
+    d1 = rows.get("d1")
+    if d1 is not None:
+        out.append(
+            f"- Residual connections with LayerNorm, claim (d1): **{d1['verdict']}** at closing "
+            f"the gap that deep plain stacks show ({d1['scale']['text']})."
+        )
+    return out
+
+
+def caveats(rows: dict[str, dict], m: ScaleMap, prefix: str = "") -> list[str]:
+    """Short caveats, each with a link (``prefix``: the page's path back to the book's root)."""
+    link = {k: prefix + v for k, v in LINKS.items()}
+    verdicts = [c["verdict"] for r in rows.values() for c in r["cells"]]
+    verdicts += [c.comparison.verdict for v in m.cells.values() for c in v]
+    undecided = sum(v not in DECIDED and v != "equivalent" for v in verdicts)
+    budgets = sorted({b for r in rows.values() for b in r["scale"].get("budgets", [])})
+    out = []
+    if budgets:
+        out.append(
+            f"- *Small models, short training.* The labs judge each claim at {budgets[0]:,}-"
+            f"{budgets[-1]:,} parameters; a verdict holds at its stated scale, no further "
+            f"([Findings]({link['findings']}))."
+        )
+    seeds = sorted({c["seeds"] for r in rows.values() for c in r["cells"]} | {m.seeds} - {0})
+    few = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    out.append(
+        f"- *{few} seeds per cell.* {undecided} of the {len(verdicts)} cells behind these lines "
+        'are undecided, not equal; each table\'s "seeds for 80% power" column says how many '
+        f"seeds would decide them ([Findings]({link['findings']}))."
+    )
+    if m.transfer_holds is False:
+        out.append(
+            f"- *Learning rates.* The map's longer lengths reuse rates tuned at "
+            f"{m.short_steps:,} steps; the declared check of that transfer failed, and its "
+            f"control bounds the bias ([Lab B]({link['lab-b']}))."
+        )
+    return out
+
+
+def figure_alt(m: ScaleMap) -> str:
+    """The figure's alt text, from the same cells as the figure."""
+    if not m.cells:
+        return "The scale map: no results yet."
+    sides = "; ".join(f"L={d} against L=1, {_map_side(m, d)}" for d in sorted(m.cells))
+    return (
+        f"The scale map of claim (b), {len(m.budgets)} budgets ({m.budgets[0]:,} to "
+        f"{m.budgets[-1]:,} parameters) by {len(m.lengths)} training lengths ({m.lengths[0]:,} to "
+        f"{m.lengths[-1]:,} steps): {sides}."
+    )
+
+
+def figure_digest(m: ScaleMap) -> str:
+    """A digest of what the figure draws (every cell's depth, budget, length, effect to 3
+    digits and verdict, and the title): the sync check compares it with the one stored in the
+    figure, so a stale figure fails without comparing pixels."""
+    data = [
+        [d, dict(c.cell)["budget_target"], dict(c.cell)["steps"], round(c.comparison.effect, 3),
+         c.comparison.verdict]
+        for d, v in sorted(m.cells.items()) for c in v
+    ]  # fmt: skip
+    text = json.dumps({"cells": data, "title": figure_title(m)}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def figure_title(m: ScaleMap) -> str:
+    state = "complete" if m.complete else "provisional"
+    return (
+        f"Where each side leads on the scale map of claim (b) ({state}): "
+        "depth advantage in bits per character"
+    )
+
+
+def make_figure(m: ScaleMap):
+    """The answer's figure (:func:`rnnlab.plots.scale_map_overview`) of the map ``m``."""
+    from rnnlab.course import plots
+
+    return plots.scale_map_overview(
+        m.cells, rows=m.budgets, cols=m.lengths, title=figure_title(m), source=m.source
+    )
+
+
+def write_figure(m: ScaleMap, path: str | Path) -> Path:
+    """Save the figure as SVG (text kept as text), its digest in the SVG's metadata."""
+    import matplotlib
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rnnlab"}):
+        make_figure(m).savefig(
+            path, format="svg", metadata={"Date": None, "Description": figure_digest(m)}
+        )
+    return path
+
+
+def stored_digest(path: str | Path) -> str | None:
+    """The digest stored in a figure written by :func:`write_figure` (``None`` if absent)."""
+    import re
+
+    path = Path(path)
+    if not path.is_file():
+        return None
+    found = re.search(r"<dc:description>([0-9a-f]+)</dc:description>", path.read_text())
+    return found.group(1) if found else None
+
+
+def answer_markdown(
+    results_dir: str | Path,
+    prefix: str = "",
+    m: ScaleMap | None = None,
+    rows: dict[str, dict] | None = None,
+) -> str:
+    """The generated block for a page whose path back to the book's root is ``prefix`` (``m``
+    and ``rows``: :func:`scale_map` and :func:`best_rows` of ``results_dir``, if already read)."""
+    m = scale_map(results_dir) if m is None else m
+    rows = best_rows(results_dir) if rows is None else rows
+    lines = [BEGIN, "", "## What we found", "", *headline(rows, m), ""]
+    if m.cells:
+        lines += [
+            f'<img src="{prefix}{FIGURE_URL}" alt="{figure_alt(m)}" class="rnnlab-answer-figure">',
+            "",
+            f"*Figure: where each side leads on the scale map; strong colour: decided, pale and "
+            f"hatched: not decided. Every interval is in [Lab B]({prefix}{LINKS['lab-b']}).*",
+            "",
+        ]
+    lines += ["**Each claim, at the scale it was measured:**", ""]
+    lines += [claim_line(r, m) for r in rows.values()]
+    lines += ["", "**Caveats:**", "", *caveats(rows, m, prefix), "", END]
+    return "\n".join(lines)
+
+
+def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -> str:
+    """A lab's result for its summary: each of its claims' verdicts at their scale, in every
+    profile with committed evidence, and for Lab B the scale map's result."""
+    from rnnlab.core.paths import results_dir as default_dir
+
+    results_dir = default_dir() if results_dir is None else results_dir
+    rows = [
+        r
+        for r in findings.verdict_rows(results_dir)
+        if r["lab"] == lab_name and r["evidence"] and r["cells"]
+    ]
+    if not rows:
+        return "- No committed reference results for this lab yet: `make results` produces them."
+    lines = [
+        f"- **({r['claim']})**, {r['profile']} profile: {findings.verdict_sentence(r)} "
+        f"({_cells_words(r)})." + ("" if r["complete"] else " Provisional: incomplete results.")
+        for r in rows
+    ]
+    if lab_name == "lab-b":
+        lines.append(f"- {map_sentence(scale_map(results_dir))}")
+    return "\n".join(lines)
+
+
+def splice(page: str, block: str) -> str:
+    """Replace ``page``'s answer block (markers included) with ``block``."""
+    if BEGIN not in page or END not in page:
+        raise ValueError(f"the page must contain the markers {BEGIN!r} and {END!r}")
+    head, rest = page.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + block + tail
+
+
+def write(root: str | Path, results_dir: str | Path) -> list[Path]:
+    """Write the block into every page of :data:`PAGES` and the figure; return what was written."""
+    root, m, rows = Path(root), scale_map(results_dir), best_rows(results_dir)
+    written = []
+    for page, prefix in PAGES.items():
+        path = root / page
+        block = answer_markdown(results_dir, prefix, m, rows)
+        path.write_text(splice(path.read_text(encoding="utf-8"), block))
+        written.append(path)
+    if m.cells:
+        written.append(write_figure(m, root / FIGURE))
+    return written
+
+
+def check(root: str | Path, results_dir: str | Path) -> list[str]:
+    """What disagrees with the data (empty list: every page and the figure are in sync)."""
+    import difflib
+
+    root, m, rows = Path(root), scale_map(results_dir), best_rows(results_dir)
+    problems = []
+    for page, prefix in PAGES.items():
+        text = (root / page).read_text(encoding="utf-8")
+        expected = splice(text, answer_markdown(results_dir, prefix, m, rows))
+        if expected != text:
+            problems += [f"{page}: the 'What we found' block differs from the data"]
+            problems += list(
+                difflib.unified_diff(
+                    text.splitlines(), expected.splitlines(), page, "from data", lineterm="", n=0
+                )
+            )
+    if m.cells and stored_digest(root / FIGURE) != figure_digest(m):
+        problems.append(f"{FIGURE}: the figure is missing or was drawn from other data")
+    return problems

@@ -1,0 +1,132 @@
+"""The convergence experiment in words: what Lab B and Findings print from its results.
+
+Every line is computed from the results file (:func:`rnnlab.experiments.converge.default_out`) with
+the
+design and analysis declared in :mod:`rnnlab.experiments.converge` and
+:mod:`rnnlab.evidence.convergence_stats`.
+Until every reporting run of the design is in, the text says it is provisional and how far the
+runs have got; a comparison is printed only where both sides have at least two paired seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rnnlab.evidence.analysis import fmt_ci
+from rnnlab.evidence.convergence_stats import FileEffect, judge_budgets, paired_file_effect
+from rnnlab.experiments import converge
+
+LITERATURE = (
+    'Karpathy, Johnson & Fei-Fei (2015), character LMs at about 50K-1.3M parameters: "depth '
+    'of at least two is beneficial"'
+)
+"""The anchor, quoted as :mod:`rnnlab.course.findings` quotes it (claim b)."""
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One comparison of the design: a deep variant against one layer, at a budget and length."""
+
+    budget: int
+    steps: int
+    deep: str
+    effect: FileEffect
+    converged: dict  # variant name -> True / False / None (the rule at this length)
+    dropout: dict  # variant name -> chosen dropout
+
+
+def _evals(records: Sequence[dict], key: str) -> dict[int, dict]:
+    return {r["seed"]: r for r in records if r.get("role") == "eval" and r["experiment_key"] == key}
+
+
+def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
+    """Every comparison with at least two paired reporting seeds, Holm-corrected across the
+    budgets of each (deep variant, length)."""
+    d = converge.design(profile)
+    by_variant = {v.name: v for v in d.variants}
+    raw: list[CellResult] = []
+    for budget in d.budgets:
+        for steps in sorted({n for v in d.variants
+                             for n in converge.lengths_needed(d, budget, v, records)}):  # fmt: skip
+            wide = converge.chosen(d, budget, by_variant["L1"], steps, records)
+            if wide is None:
+                continue
+            for v in d.variants[1:]:
+                deep = converge.chosen(d, budget, v, steps, records)
+                if deep is None:
+                    continue
+                a, b = _evals(records, wide.key), _evals(records, deep.key)
+                if len(set(a) & set(b)) < 2:
+                    continue
+                names = ("L1", v.name)
+                raw.append(
+                    CellResult(
+                        budget,
+                        steps,
+                        v.name,
+                        paired_file_effect(a, b, margin=d.margin),
+                        {
+                            n: converge.converged(d, budget, by_variant[n], steps, records)
+                            for n in names
+                        },  # fmt: skip
+                        {"L1": wide.dropout, v.name: deep.dropout},
+                    )
+                )
+    out = []
+    for deep in {c.deep for c in raw}:
+        for steps in {c.steps for c in raw if c.deep == deep}:
+            group = [c for c in raw if c.deep == deep and c.steps == steps]
+            judged = judge_budgets([c.effect for c in group])
+            out += [
+                CellResult(c.budget, c.steps, c.deep, e, c.converged, c.dropout)
+                for c, e in zip(group, judged, strict=True)
+            ]
+    return sorted(out, key=lambda c: (c.budget, c.steps, c.deep))
+
+
+def _conv(flag: bool | None, steps: int) -> str:
+    if flag is None:
+        return "convergence not yet checked"
+    return f"converged at {steps:,}" if flag else f"not converged at {steps:,} steps"
+
+
+def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
+    """Claim (b) at convergence, in Markdown bullets: progress, then one line per comparison."""
+    d = converge.design(profile)
+    stages = converge.stages(d, records)
+    wanted = sum(len(s.variants) * len(d.seeds) for s in stages if s.kind == "report")
+    have = sum(
+        len(s.spec.experiments) and sum(s.spec.reporting_progress(records)[:1])
+        for s in stages
+        if s.kind == "report"
+    )
+    spent = sum(
+        float(r.get("wall_time_s", 0.0))
+        - float((r["metrics"].get("forked_from") or {}).get("elapsed_s", 0.0))
+        for r in records
+    )
+    done = have == wanted and wanted > 0
+    lines = [
+        f"- **{'Final' if done else 'Provisional'}**: {have} of {wanted} reporting runs of the "
+        f"design decided so far, {len(records)} runs in all ({spent / 3600:.1f} core-hours); "
+        f"`python -m rnnlab run-converge --profile {profile}` resumes it."
+    ]
+    cells = results(profile, records)
+    if not cells:
+        lines.append(
+            "- No comparison has two paired reporting seeds yet: nothing is measured at "
+            "convergence so far. The scale map above remains the evidence for claim (b)."
+        )
+    for c in cells:
+        e = c.effect
+        drops = ", ".join(f"{k} dropout {v:g}" for k, v in c.dropout.items())
+        conv = "; ".join(f"{k} {_conv(v, c.steps)}" for k, v in c.converged.items())
+        lines.append(
+            f"- {c.budget:,} parameters, {c.steps:,} steps, {c.deep} - L1: "
+            f"{fmt_ci(e.effect, e.ci_low, e.ci_high)} bits/char (> 0: depth better; "
+            f"{e.n_seeds} seeds x {e.n_files} held-out files, {e.test_windows:,} windows; "
+            f"Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; {drops}; {conv}."
+        )
+    lines.append(f"- The literature: {LITERATURE}.")
+    return lines

@@ -1,0 +1,159 @@
+"""The convergence experiment's analysis and plan, declared before its runs.
+
+**The comparison** (:func:`paired_file_effect`): at one budget and length, depth minus width in
+test bits per character (positive = depth better), paired by reporting seed. Each run scores
+every window of every held-out test file and stores the bits/char per file
+(``metrics.test_by_group``; the files and their window counts are in
+``task_info.test_files``). With ``D[s, f]`` the difference of seed ``s`` on file ``f`` and
+``w_f`` the file's share of the windows:
+
+* the effect is :math:`\\bar D = \\frac1n \\sum_s \\sum_f w_f D[s, f]` (the difference of the
+  two test scores, averaged over seeds);
+* its standard error adds two sources a reader generalises over: the seeds',
+  :math:`s_D / \\sqrt n` (the spread of the per-seed effects), and the test files',
+  the standard deviation of :math:`\\bar D` over a bootstrap of the held-out files (files drawn
+  with replacement, the seeds kept); ``se = sqrt(se_seed^2 + se_file^2)``;
+* the 95% interval is :math:`\\bar D \\pm t_{0.975, n-1} \\cdot se` (t-calibrated for few seeds),
+  the verdict :func:`rnnlab.evidence.stats.verdict_v2_from_interval` at the margin (0.01
+  bits/char), with
+  Holm's correction across the budgets of one depth comparison (:func:`judge_budgets`).
+
+**The resolution** (:func:`rnnlab.experiments.resolution.resolution`): the half-width of that
+interval, i.e. the smallest
+effect the design can declare non-zero; the plan prints it before the runs from the spread
+measured so far (or, before any run, from the scale map's paired differences, an upper estimate
+since each map seed drew its own test sample), and the seeds it would take to bring it to the
+margin.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _st
+
+from rnnlab.evidence import stats
+
+N_BOOT = 2000
+BOOT_SEED = 20261203  # the bootstrap's own generator: the same records give the same interval
+
+
+def file_losses(record: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(file names, bits/char per file, windows per file)`` of one run's test set."""
+    files = record.get("task_info", {}).get("test_files")
+    by_group = record["metrics"].get("test_by_group") or {}
+    scored = [(k, name, n) for k, (name, n) in enumerate(files or []) if n > 0]
+    if not scored or any(str(k) not in by_group for k, _, _ in scored):
+        raise ValueError(
+            f"record {record.get('run_id')} has no per-file test losses (task_info.test_files "
+            "and metrics.test_by_group): it is not a run of charlm-stdlib-files"
+        )
+    names = [name for _, name, _ in scored]
+    bits = np.array([by_group[str(k)] for k, _, _ in scored], dtype=float)
+    windows = np.array([n for _, _, n in scored], dtype=float)
+    return names, bits, windows
+
+
+@dataclass(frozen=True)
+class FileEffect:
+    """One paired comparison with seeds and test files as sources of variance."""
+
+    effect: float
+    ci_low: float
+    ci_high: float
+    se_seed: float
+    se_file: float
+    n_seeds: int
+    n_files: int
+    test_windows: int
+    per_seed: tuple[float, ...]
+    p_diff: float
+    p_equiv: float
+    margin: float
+    verdict: str = "inconclusive"
+    p_diff_adjusted: float = math.nan
+
+    @property
+    def half_width(self) -> float:
+        return (self.ci_high - self.ci_low) / 2
+
+
+def paired_file_effect(
+    wide: Mapping[int, dict],
+    deep: Mapping[int, dict],
+    *,
+    margin: float = 0.01,
+    n_boot: int = N_BOOT,
+    confidence: float = 0.95,
+) -> FileEffect:
+    """Depth minus width (``wide`` and ``deep``: records by seed; the seeds both have are
+    paired), as in the module docstring. Raises ValueError with fewer than 2 paired seeds."""
+    seeds = sorted(set(wide) & set(deep))
+    if len(seeds) < 2:
+        raise ValueError(f"wide and deep must share at least 2 seeds, got {seeds}")
+    rows, weights = [], None
+    for s in seeds:
+        names_w, bits_w, win = file_losses(wide[s])
+        names_d, bits_d, win_d = file_losses(deep[s])
+        if names_w != names_d or not np.array_equal(win, win_d):
+            raise ValueError(f"seed {s}: the two runs scored different test files")
+        rows.append(bits_w - bits_d)
+        weights = win
+    diff = np.array(rows)  # (seeds, files)
+    w = weights / weights.sum()
+    per_seed = diff @ w
+    n = len(seeds)
+    effect = float(per_seed.mean())
+    se_seed = float(per_seed.std(ddof=1) / math.sqrt(n))
+    rng = np.random.default_rng(BOOT_SEED)
+    mean_by_file = diff.mean(axis=0)
+    idx = rng.integers(0, len(w), size=(n_boot, len(w)))
+    boot = (mean_by_file[idx] * weights[idx]).sum(axis=1) / weights[idx].sum(axis=1)
+    se_file = float(boot.std(ddof=1))
+    se = math.hypot(se_seed, se_file)
+    tcrit = float(_st.t.ppf(0.5 + confidence / 2, n - 1))
+    lo, hi = effect - tcrit * se, effect + tcrit * se
+    if se > 0:
+        p_diff = float(2 * _st.t.sf(abs(effect) / se, n - 1))
+        p_equiv = max(
+            float(_st.t.sf((effect + margin) / se, n - 1)),
+            float(_st.t.cdf((effect - margin) / se, n - 1)),
+        )
+    else:
+        p_diff = p_equiv = math.nan
+    return FileEffect(
+        effect=effect,
+        ci_low=lo,
+        ci_high=hi,
+        se_seed=se_seed,
+        se_file=se_file,
+        n_seeds=n,
+        n_files=len(w),
+        test_windows=int(weights.sum()),
+        per_seed=tuple(float(x) for x in per_seed),
+        p_diff=p_diff,
+        p_equiv=p_equiv,
+        margin=margin,
+        verdict=stats.verdict_v2_from_interval(lo, hi, margin, "depth"),
+    )
+
+
+def judge_budgets(effects: Sequence[FileEffect], alpha: float = 0.05) -> list[FileEffect]:
+    """Holm's correction across one depth comparison's budgets: *supported* / *contradicted*
+    need an adjusted ``p_diff < alpha``; *equivalent* the adjusted TOST ``p < alpha / 2``."""
+    from dataclasses import replace
+
+    adj = stats.holm([e.p_diff for e in effects])
+    adj_eq = stats.holm([e.p_equiv for e in effects])
+    out = []
+    for e, pd, pe in zip(effects, adj, adj_eq, strict=True):
+        verdict = "inconclusive"
+        if not math.isnan(pd) and pd < alpha:
+            verdict = "supported" if e.effect > 0 else "contradicted"
+        elif not math.isnan(pe) and pe < alpha / 2:
+            verdict = "equivalent"
+        out.append(replace(e, verdict=verdict, p_diff_adjusted=pd))
+    return out

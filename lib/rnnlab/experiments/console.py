@@ -1,0 +1,169 @@
+"""The console side of a sweep: progress lines, seed parsing, option checks, and
+:func:`run_console`, the runner every command shares (``run``, ``run --text``, ``run-scale``)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rnnlab.experiments import sweep
+from rnnlab.experiments.store import ResultsStore, failed_path, load_results
+from rnnlab.experiments.sweep import SweepRecords, SweepSpec
+
+
+def progress_line(rec: dict, done: int, total: int) -> str:
+    """A one-line log of a finished run (for the CLI)."""
+    m = rec["metrics"]
+    return (
+        f"[{done}/{total}] {rec['task']} budget={rec['budget']} L={rec['num_layers']} "
+        f"d={rec['model']['hidden_size']} {rec['role']} seed={rec['seed']} lr={rec['lr']:g} "
+        f"val={m['val']:.4f} test={m['test']:.4f} steps={m['steps']} "
+        f"({rec['wall_time_s']:.1f}s)"
+    )
+
+
+def console_log(
+    total: int, already: int = 0
+) -> tuple[Callable[[dict], None], Callable[[dict], None]]:
+    """``(on_record, on_failure)`` callbacks for a sweep run from the command line: a
+    :func:`progress_line` per finished run, counted on from ``already``, and one ``FAILED`` line
+    per failed run."""
+    done = [already]
+
+    def on_record(rec: dict) -> None:
+        done[0] += 1
+        print(progress_line(rec, done[0], total), flush=True)
+
+    def on_failure(failure: dict) -> None:
+        print(
+            f"FAILED {failure['role']} seed={failure['seed']} lr={failure['lr']:g} "
+            f"(run {failure['run_id']}): {failure['error']}",
+            flush=True,
+        )
+
+    return on_record, on_failure
+
+
+#: The largest seed ``--seeds`` accepts, and the most seeds a count may ask for.
+MAX_SEED = 2**31 - 1
+MAX_SEED_COUNT = 1000
+
+
+def parse_seeds(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
+    """``--seeds``: ``"5"`` means seeds 0..4, ``"0,3,7"`` exactly those; ``None`` gives ``default``.
+
+    A count must be in 1..:data:`MAX_SEED_COUNT` and every listed seed in 0..:data:`MAX_SEED`;
+    anything else is a ValueError naming ``--seeds`` and the allowed range."""
+    if text is None:
+        return default
+    try:
+        if "," in text:
+            seeds = tuple(int(s) for s in text.split(","))
+        else:
+            count = int(text)
+            if not 1 <= count <= MAX_SEED_COUNT:
+                raise ValueError(
+                    f"--seeds as a count must be from 1 to {MAX_SEED_COUNT}, got {text!r}"
+                )
+            seeds = tuple(range(count))
+    except ValueError as exc:
+        if "--seeds" in str(exc):
+            raise
+        raise ValueError(
+            f"--seeds must be a count like 5 or a list like 0,1,2, got {text!r}"
+        ) from None
+    if not seeds or any(not 0 <= s <= MAX_SEED for s in seeds):
+        raise ValueError(f"--seeds must list seeds from 0 to {MAX_SEED}, got {text!r}")
+    return seeds
+
+
+def check_run_options(
+    out: str | Path,
+    *,
+    device: str | None = None,
+    jobs: int = 1,
+    threads: int | None = None,
+    scheduler: str | None = None,
+) -> None:
+    """Refuse, before any training, what would make every run of a sweep fail: an ``out`` that
+    is a folder, not writable, or not a results file (:meth:`ResultsStore.check_writable`); a
+    ``device`` (or ``$RNNLAB_DEVICE``) that is not a device here; ``jobs`` or ``threads`` below
+    1. With a Dask ``scheduler`` the device is only parsed: the workers may have a GPU that this
+    machine lacks. Raises ValueError or :class:`rnnlab.experiments.store.ResultsFileUnwritable`."""
+    import torch
+
+    from rnnlab.core.device import select_device
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"--threads must be an integer >= 1, got {threads!r}")
+    if scheduler is None:
+        select_device(device)
+    else:
+        choice = device or os.environ.get("RNNLAB_DEVICE") or "auto"
+        try:
+            if choice != "auto":
+                torch.device(choice)
+        except RuntimeError:
+            raise ValueError(
+                f"device must be 'auto', 'cpu', 'cuda[:i]' or 'mps', got {choice!r}"
+            ) from None
+    ResultsStore(out).check_writable()
+
+
+def run_console(
+    spec: SweepSpec,
+    out: str | Path,
+    *,
+    name: str,
+    header: Callable[[int, int], str],
+    run: Callable[..., SweepRecords] | None = None,
+    **sweep_options: Any,
+) -> SweepRecords:
+    """The console runner every command shares (``run``, ``run --text``): check the options
+    (:func:`check_run_options`) before any training, print ``header(total_runs, already_done)``,
+    run :func:`run_sweep` with a :func:`progress_line` per finished run and a ``FAILED`` line per
+    failed run, then one summary line, and one more naming ``<out>.failed`` if runs failed.
+
+    ``sweep_options`` go to :func:`run_sweep`, or to ``run(out, on_record=..., on_failure=...,
+    **sweep_options)`` when given (a design's own runner, e.g.
+    :func:`rnnlab.experiments.scale.run_scale`). The caller turns ``.failures`` into its exit
+    status (non-zero when any run failed)."""
+    from rnnlab.core.paths import shown_path
+
+    check_run_options(
+        out,
+        device=sweep_options.get("device"),
+        jobs=sweep_options.get("jobs", 1),
+        threads=sweep_options.get("threads"),
+        scheduler=sweep_options.get("scheduler"),
+    )
+    done = load_results(out)
+    total = spec.planned_runs(done)
+    print(header(total, len(done)), flush=True)
+    log, log_failure = console_log(total, already=len(done))
+    t0 = time.perf_counter()
+    if run is None:
+        run = functools.partial(sweep.run_sweep, spec)  # looked up now: tests replace it
+    records = run(out, on_record=log, on_failure=log_failure, **sweep_options)
+    print(
+        f"{name}: {len(records)} runs in {shown_path(out)} ({time.perf_counter() - t0:.0f} s)",
+        flush=True,
+    )
+    if records.failures:
+        print(
+            f"{name}: {len(records.failures)} of {total} runs failed; their errors are in "
+            f"{shown_path(failed_path(out))}; rerun the same command to retry them",
+            flush=True,
+        )
+    return records
+
+
+def print_flush(*args: Any) -> None:
+    print(*args, flush=True, file=sys.stdout)

@@ -1,0 +1,221 @@
+"""Where the runs of a sweep execute, behind one seam.
+
+An executor takes one run ``(experiment, role, seed, lr)`` at a time (:meth:`submit`) and hands
+back a future; :func:`rnnlab.experiments.sweep.run_sweep` keeps up to ``slots`` in flight, waits for
+the first to finish (:meth:`wait_first`) and records it. Three executors:
+
+* :class:`Inline`: in this process, one after the other (``jobs=1``);
+* :class:`ProcessPool`: a pool of ``jobs`` spawned processes that die with this one;
+* :class:`Dask`: tasks on a Dask cluster (``scheduler="tcp://host:8786"``; the client helpers
+  are in :mod:`rnnlab.experiments.distributed`).
+
+Every executor runs the same pure function (:func:`rnnlab.experiments.unit.run_unit`, passed
+in as ``run``) and never writes the results file: only the submitting process does.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any, Protocol
+
+from rnnlab.experiments.experiment import run_id
+from rnnlab.experiments.unit import git_commit
+
+Unit = tuple  # (experiment, role, seed, lr)
+
+
+class Executor(Protocol):
+    """The seam: ``slots`` runs in flight at most (``None``: no limit)."""
+
+    slots: int | None
+
+    def submit(self, unit: Unit) -> Any:
+        """Start one run; returns a future whose ``result()`` is its record."""
+
+    def wait_first(self, futures: list) -> set:
+        """The futures of ``futures`` that have finished, waiting until one has."""
+
+    def check_lost(self, exc: BaseException) -> None:
+        """Raise a sweep-level error if ``exc`` means the executor itself is gone (not the
+        run); return to have ``exc`` recorded as the run's failure."""
+
+
+class Inline:
+    """Runs in this process, one at a time, each as it is submitted."""
+
+    slots = 1
+
+    def __init__(self, run: Callable[..., dict], kwargs: dict, progress: bool | None) -> None:
+        self.run, self.kwargs, self.progress = run, kwargs, progress
+
+    def submit(self, unit: Unit) -> concurrent.futures.Future:
+        exp, role, seed, lr = unit
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        try:
+            rec = self.run(exp, role=role, seed=seed, lr=lr, progress=self.progress, **self.kwargs)
+        except Exception as exc:  # any error of one run is that run's failure
+            fut.set_exception(exc)
+        else:
+            fut.set_result(rec)
+        return fut
+
+    def wait_first(self, futures: list) -> set:
+        return set(futures)
+
+    def check_lost(self, exc: BaseException) -> None:
+        return None
+
+
+class ProcessPool:
+    """A pool of ``jobs`` spawned processes; a pool broken by a dead worker is replaced."""
+
+    def __init__(self, run: Callable[..., dict], kwargs: dict, jobs: int) -> None:
+        self.run, self.kwargs, self.slots = run, kwargs, jobs
+        self.pools: list[ProcessPoolExecutor] = []
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        import multiprocessing as mp
+
+        self.pools.append(
+            ProcessPoolExecutor(
+                max_workers=self.slots,
+                mp_context=mp.get_context("spawn"),
+                initializer=die_with_parent,
+                initargs=(os.getpid(),),
+            )
+        )
+        return self.pools[-1]
+
+    def submit(self, unit: Unit) -> Any:
+        exp, role, seed, lr = unit
+        args = dict(role=role, seed=seed, lr=lr, progress=False, **self.kwargs)
+        try:
+            return self.pools[-1].submit(self.run, exp, **args)
+        except BrokenProcessPool:  # a worker died (its runs are recorded as failed): start afresh
+            self.pools[-1].shutdown(wait=False, cancel_futures=True)
+            return self._new_pool().submit(self.run, exp, **args)
+
+    def wait_first(self, futures: list) -> set:
+        return wait(futures, return_when=FIRST_COMPLETED).done
+
+    def check_lost(self, exc: BaseException) -> None:
+        return None
+
+    @contextlib.contextmanager
+    def started(self) -> Iterator[ProcessPool]:
+        # the workers start later, maybe after the checkout has changed: they record this commit
+        saved_commit = os.environ.get("RNNLAB_GIT_COMMIT")
+        os.environ["RNNLAB_GIT_COMMIT"] = git_commit()
+        self._new_pool()
+        try:
+            yield self
+        finally:
+            for pool in self.pools:
+                pool.shutdown(wait=True, cancel_futures=True)
+            if saved_commit is None:
+                os.environ.pop("RNNLAB_GIT_COMMIT", None)
+            else:
+                os.environ["RNNLAB_GIT_COMMIT"] = saved_commit
+
+
+class Dask:
+    """Tasks on the Dask cluster whose scheduler is at ``address``; as many in flight as there
+    are pending runs (the cluster queues them)."""
+
+    slots = None
+
+    def __init__(
+        self, run: Callable[..., dict], kwargs: dict, client: Any, address: str, out: str | Path
+    ) -> None:
+        self.run, self.kwargs, self.client, self.address, self.out = (
+            run,
+            kwargs,
+            client,
+            address,
+            out,
+        )
+
+    def submit(self, unit: Unit) -> Any:
+        exp, role, seed, lr = unit
+        return self.client.submit(
+            self.run,
+            exp,
+            role=role,
+            seed=seed,
+            lr=lr,
+            progress=False,
+            key=f"rnnlab-{run_id(exp, role, seed, lr)}",
+            pure=False,
+            **self.kwargs,
+        )
+
+    def wait_first(self, futures: list) -> set:
+        from rnnlab.experiments.distributed import wait_first_dask
+
+        return wait_first_dask(self.client, futures, self.address, self.out)
+
+    def check_lost(self, exc: BaseException) -> None:
+        from rnnlab.experiments.distributed import raise_if_lost
+
+        raise_if_lost(exc, self.address, self.out)
+
+
+@contextlib.contextmanager
+def executor(
+    run: Callable[..., dict],
+    kwargs: dict,
+    *,
+    jobs: int,
+    scheduler: str | None,
+    out: str | Path,
+    progress: bool | None = None,
+) -> Iterator[Executor]:
+    """The executor for ``jobs`` and ``scheduler`` (see the module docstring), started; it is
+    shut down when the block ends. ``kwargs`` go to every call of ``run``."""
+    if scheduler is not None:
+        from rnnlab.experiments.distributed import dask_client
+
+        with dask_client(scheduler) as client:
+            yield Dask(run, kwargs, client, scheduler, out)
+    elif jobs == 1:
+        yield Inline(run, kwargs, progress)
+    else:
+        with ProcessPool(run, kwargs, jobs).started() as pool:
+            yield pool
+
+
+def die_with_parent(parent_pid: int, poll_s: float = 1.0) -> None:
+    """Make this pool worker exit when ``parent_pid`` (the sweep) dies, even by ``SIGKILL``.
+
+    A ``ProcessPoolExecutor`` worker whose parent is killed would otherwise train on, orphaned
+    (hundreds of MB each). On Linux the kernel sends the worker ``SIGKILL`` when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon thread checks every ``poll_s`` seconds
+    that the parent is still ours and ends the process if not."""
+    import signal
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # the watchdog below still applies
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="rnnlab-parent-watchdog", daemon=True).start()

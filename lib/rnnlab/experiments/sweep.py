@@ -1,0 +1,334 @@
+"""Sweeps: experiments as data, results on disk with provenance, and resume.
+
+A lab's sweep is a list of :class:`Experiment` (task × options × budget × depth) run over seeds.
+Each experiment is run in two phases, both recorded:
+
+1. **tune**: one run per learning rate in the grid and tuning seed (:data:`TUNE_SEEDS`, never
+   reported as results); the rate with the best *mean validation* score over the tuning seeds
+   wins. The grid belongs to the *cell* (the experiment without its depth), so every depth gets
+   the same trials. If any depth's best rate lies at an edge of the grid, the grid grows by one
+   log-step in that direction (up to the experiment's ``lr_limits``, the declared cap) and the new
+   rates are tuned too: a chosen rate is interior, or at the cap, where it is recorded as such
+   (:func:`tuning_report`).
+2. **eval**: one run per reporting seed at the chosen rate. Only these enter the lab's tables.
+
+Each run's data come from ``data_seed + seed`` (:func:`data_seed_for`): every seed draws its own
+train, val and test sample, and the two depths of one seed share it (a paired design).
+
+Every finished run is one JSON line (a :class:`dict`, see
+:func:`rnnlab.experiments.unit.make_record`) appended to a JSON Lines file by
+:class:`rnnlab.experiments.store.ResultsStore`: one ``fsync``-ed line per run under an exclusive
+lock (``<out>.lock``), so several processes may share one file and a killed sweep loses at most
+the runs in progress; rerunning the same command skips every run whose ``run_id`` is already in
+the file (:mod:`rnnlab.experiments.store` says how torn and corrupt lines are handled).
+
+A run that raises does not end the sweep: it is recorded in ``<out>.failed`` (never read as a
+result), the other runs go on, and a rerun retries it. Runs execute in this process
+(``jobs=1``), in a pool of ``jobs`` processes, or as tasks on a Dask cluster
+(``scheduler="tcp://host:8786"``): the executors of :mod:`rnnlab.experiments.runner`; in every
+case only the submitting process writes the results file.
+
+Where the parts live: :mod:`rnnlab.experiments.experiment` (experiments, run ids),
+:mod:`rnnlab.experiments.unit` (one run), :mod:`rnnlab.experiments.tuning` (learning-rate
+tuning), :mod:`rnnlab.experiments.runner` (executors), :mod:`rnnlab.experiments.console`
+(the console runner of the CLI); here: the :class:`SweepSpec` and the sweep loop.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rnnlab.experiments import runner
+from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, run_id
+from rnnlab.experiments.store import ResultsFileError, ResultsStore, eval_records, failure_record
+from rnnlab.experiments.tuning import cell_grid, cells_of, choose_lr
+from rnnlab.experiments.unit import run_unit
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A lab's sweep in one profile: its experiments and its reporting seeds.
+
+    ``lr_from`` (optional) transfers tuned learning rates: pairs ``(key, source_key)`` of
+    experiment keys, both in ``experiments``. Experiment ``key`` is then not tuned; its reporting
+    runs use the rate chosen for ``source_key`` (by its own cell's tuning) and start once that
+    tuning is complete. A cell (the experiment without its depth) is transferred whole: all of
+    its depths, each from a source in one tuned cell. Used by :mod:`rnnlab.experiments.scale`,
+    which tunes at
+    the shortest training length and reuses the rate at the longer ones.
+    """
+
+    lab: str
+    profile: str
+    experiments: tuple[Experiment, ...]
+    seeds: tuple[int, ...]
+    lr_from: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.lr_from:
+            return
+        by_key = {e.key: e for e in self.experiments}
+        sources = dict(self.lr_from)
+        if len(sources) != len(self.lr_from):
+            raise ValueError("lr_from names an experiment twice")
+        for key, src in self.lr_from:
+            if key not in by_key or src not in by_key:
+                missing = key if key not in by_key else src
+                raise ValueError(f"lr_from names experiment {missing!r}, which is not in the sweep")
+            if src in sources:
+                raise ValueError(f"lr_from: source {src!r} takes its own rate from another one")
+            if len(by_key[src].lr_grid) < 2:
+                raise ValueError(f"lr_from: source {src!r} has a one-rate grid (nothing is tuned)")
+        for cell in cells_of(self.experiments).values():
+            moved = [e.key in sources for e in cell]
+            if any(moved) and not all(moved):
+                raise ValueError(
+                    "lr_from must transfer a whole cell (every depth of it) or none of it; "
+                    f"cell of {cell[0].key!r} is partly transferred"
+                )
+            if all(moved) and len({by_key[sources[e.key]].cell_key for e in cell}) != 1:
+                raise ValueError(
+                    f"lr_from: the depths of cell of {cell[0].key!r} take their rates from "
+                    "different cells"
+                )
+
+    def source(self, experiment: Experiment) -> Experiment | None:
+        """The experiment whose tuned rate ``experiment`` uses (``None``: it is tuned itself)."""
+        src = dict(self.lr_from).get(experiment.key)
+        if src is None:
+            return None
+        return next(e for e in self.experiments if e.key == src)
+
+    def n_runs(self) -> int:
+        """Runs of the initial design (grid extensions, decided by the data, add more)."""
+        moved = dict(self.lr_from)
+        tune = sum(
+            len(e.lr_grid) * len(TUNE_SEEDS)
+            for e in self.experiments
+            if len(e.lr_grid) > 1 and e.key not in moved
+        )
+        return tune + len(self.experiments) * len(self.seeds)
+
+    def planned_runs(self, records: Sequence[dict]) -> int:
+        """Runs of the design as the data has grown it so far: every tuned cell's current grid
+        (with the extensions that the finished tuning runs in ``records`` have triggered) at
+        each tuning seed, and every experiment at each reporting seed. With no records this is
+        :meth:`n_runs`; later extensions, decided by the data, may still add runs."""
+        tune = 0
+        for cell in cells_of(self.experiments).values():
+            if self.source(cell[0]) is not None:
+                continue
+            grid, _ = cell_grid(cell, records)
+            if len(grid) > 1:
+                tune += len(grid) * len(TUNE_SEEDS) * len(cell)
+        return tune + len(self.experiments) * len(self.seeds)
+
+    def reporting_progress(self, records: Iterable[dict]) -> tuple[int, int]:
+        """``(present, expected)``: how many of the design's reporting runs (every experiment
+        at every reporting seed) ``records`` holds. Tuning runs and grid extensions do not
+        count, and neither do runs of experiments outside the design."""
+        wanted = {(e.key, s) for e in self.experiments for s in self.seeds}
+        have = {(r.get("experiment_key"), r.get("seed")) for r in eval_records(records)}
+        return len(wanted & have), len(wanted)
+
+    def is_complete(self, records: Iterable[dict]) -> bool:
+        """Whether ``records`` holds every reporting run of the design: the rule that decides
+        whether a lab's verdicts are final or provisional."""
+        present, expected = self.reporting_progress(records)
+        return present == expected
+
+
+def shard(experiments: Sequence[Experiment], index: int, count: int) -> list[Experiment]:
+    """Experiments ``index, index + count, ...`` (0-based ``index``), for ``--shard i/n``."""
+    if not (isinstance(count, int) and count >= 1):
+        raise ValueError(f"shard count must be an integer >= 1, got {count!r}")
+    if not (isinstance(index, int) and 0 <= index < count):
+        raise ValueError(f"shard index must be in [0, {count - 1}], got {index!r}")
+    return [e for i, e in enumerate(experiments) if i % count == index]
+
+
+def pending_units(
+    spec: SweepSpec, records: Sequence[dict]
+) -> list[tuple[Experiment, str, int, float]]:
+    """Runs that can start now, in design order: missing tuning runs of each cell's current grid,
+    and evaluation runs of experiments whose cell is tuned (or, for a transferred cell, whose
+    source cell is tuned; see :attr:`SweepSpec.lr_from`)."""
+    done = {r["run_id"] for r in records}
+    todo = []
+    cells = cells_of(spec.experiments)
+    for cell in cells.values():
+        if spec.lr_from and spec.source(cell[0]) is not None:  # a transferred rate
+            for exp in cell:
+                src = spec.source(exp)
+                lr = choose_lr(src, records, cells[src.cell_key])
+                if lr is None:  # the source's tuning is not complete yet
+                    continue
+                for seed in spec.seeds:
+                    if run_id(exp, "eval", seed, lr) not in done:
+                        todo.append((exp, "eval", seed, lr))
+            continue
+        grid, complete = cell_grid(cell, records)
+        if len(grid) > 1 and not complete:
+            for exp in cell:
+                for lr in grid:
+                    for s in TUNE_SEEDS:
+                        if run_id(exp, "tune", s, lr) not in done:
+                            todo.append((exp, "tune", s, float(lr)))
+            continue
+        for exp in cell:
+            lr = choose_lr(exp, records, cell)
+            assert lr is not None
+            for seed in spec.seeds:
+                if run_id(exp, "eval", seed, lr) not in done:
+                    todo.append((exp, "eval", seed, lr))
+    return todo
+
+
+class SweepRecords(list):
+    """What :func:`run_sweep` returns: a plain ``list`` of every run record in the results file
+    (each ``run_id`` once), plus ``failures``: the runs that raised in this sweep, as
+    :func:`rnnlab.experiments.store.failure_record` dicts (also written to ``<out>.failed``)."""
+
+    failures: list[dict]
+
+    def __init__(self, records: Iterable[dict] = (), failures: Iterable[dict] = ()) -> None:
+        super().__init__(records)
+        self.failures = list(failures)
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str | Path,
+    *,
+    jobs: int = 1,
+    device: str | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+    on_record: Callable[[dict], None] | None = None,
+    on_failure: Callable[[dict], None] | None = None,
+    max_runs: int | None = None,
+    scheduler: str | None = None,
+    checkpoint_dir: str | Path | None = None,
+    stop_file: str | Path | None = None,
+) -> SweepRecords:
+    """Run every missing run of ``spec``, appending each finished one to ``out``.
+
+    Where the runs execute:
+
+    * ``jobs == 1`` (and no ``scheduler``): one after the other in this process;
+    * ``jobs > 1``: a pool of that many processes (each with ``threads`` torch threads, default
+      1);
+    * ``scheduler="tcp://host:port"``: as Dask tasks on that cluster (``jobs`` is then ignored;
+      ``threads`` defaults to 1 per task). See :mod:`rnnlab.experiments.distributed`.
+
+    In every case records are written by this process only, as each run finishes, through
+    :class:`rnnlab.experiments.store.ResultsStore` (locked, fsynced appends: other processes may
+    write the
+    same file). Pending runs are recomputed after each finished run, so evaluation runs start
+    as soon as their experiment's tuning runs are in. Rerunning after an interruption resumes:
+    finished runs are skipped, none is repeated.
+
+    A run that raises is recorded in ``<out>.failed`` with its error and traceback (never as a
+    result), reported through ``on_failure``, not retried within this sweep, and retried by the
+    next one. The returned :class:`SweepRecords` lists every record of ``out`` and, in
+    ``.failures``, this sweep's failures. ``max_runs`` stops after that many new runs (used by
+    the tests to simulate an interruption). ``checkpoint_dir`` (e.g. ``f"{out}.ckpt"``) makes each
+    run save checkpoints there every few minutes, so a killed sweep also resumes *inside* the run
+    in progress.
+
+    ``stop_file`` drains the sweep: once that file exists, no new run starts, the runs in
+    progress finish and are recorded, and the sweep returns (the file is left for the caller to
+    remove). Use it to end a sitting without throwing away the compute of the runs in flight.
+    """
+    store = ResultsStore(out)
+    out = store.path
+    records = store.read()
+    for i, r in enumerate(records, start=1):
+        if r["lab"] != spec.lab or r["profile"] != spec.profile:
+            raise ResultsFileError(
+                f"{out}:{i}: holds a run of lab {r['lab']!r} profile {r['profile']!r}, "
+                f"but this sweep is lab {spec.lab!r} profile {spec.profile!r}; use another --out"
+            )
+    if jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    threads = threads or (1 if jobs > 1 or scheduler else None)
+    new = 0
+    failed: dict[str, dict] = {}
+
+    def accept(rec: dict) -> None:
+        nonlocal new, records
+        if store.append(rec):
+            records.append(rec)
+        else:  # another process wrote this run first: its copy is the one on disk
+            records = store.read()
+        new += 1
+        if on_record:
+            on_record(rec)
+
+    def fail(unit: tuple, exc: BaseException) -> None:
+        exp, role, seed, lr = unit
+        rec = failure_record(
+            run_id=run_id(exp, role, seed, lr),
+            lab=spec.lab,
+            profile=spec.profile,
+            role=role,
+            seed=seed,
+            lr=lr,
+            experiment_key=exp.key,
+            error=exc,
+            traceback_text="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        )
+        store.record_failure(rec)
+        failed[rec["run_id"]] = rec
+        if on_failure:
+            on_failure(rec)
+
+    def budget_left() -> bool:
+        if stop_file is not None and Path(stop_file).exists():
+            return False
+        return max_runs is None or new < max_runs
+
+    def todo() -> list[tuple[Experiment, str, int, float]]:
+        return [u for u in pending_units(spec, records) if run_id(*u) not in failed]
+
+    def finish() -> SweepRecords:
+        store.prune_failures()
+        return SweepRecords(records, failed.values())
+
+    kwargs = dict(
+        lab=spec.lab,
+        profile=spec.profile,
+        device=device,
+        threads=threads,
+        checkpoint_dir=checkpoint_dir,
+    )
+    with runner.executor(
+        run_unit, kwargs, jobs=jobs, scheduler=scheduler, out=out, progress=progress
+    ) as ex:
+        # Keep up to ``ex.slots`` runs in flight (``None``: every pending run); record each as
+        # it completes, then look again for runs that can start (tuning -> evaluation).
+        running: dict[Any, tuple] = {}
+        while True:
+            if budget_left():
+                busy = {run_id(*u) for u in running.values()}
+                for unit in todo():
+                    if ex.slots is not None and len(running) >= ex.slots:
+                        break
+                    if run_id(*unit) not in busy:
+                        running[ex.submit(unit)] = unit
+            if not running:
+                break
+            for fut in ex.wait_first(list(running)):
+                unit = running.pop(fut)
+                try:
+                    rec = fut.result()
+                except Exception as exc:
+                    ex.check_lost(exc)
+                    fail(unit, exc)
+                else:
+                    accept(rec)  # a finished run is never thrown away
+    return finish()
