@@ -2,12 +2,14 @@
 
 The intro and the Findings page open with a short "What we found" block: the answer in plain
 words with its scale, one figure (the scale map at a glance,
-:func:`rnnlab.plots.scale_map_overview`) and one line per claim, then a few short caveats with
+:func:`rnnlab.course.plots.scale_map_overview`) and one line per claim, then a few short caveats
+with
 links. The block sits between two markers (:data:`BEGIN`, :data:`END`) and is written, with the
 figure, by ``python -m rnnlab findings --write``; ``python -m rnnlab findings`` (and
 ``tests/test_answer.py``) fails when a page or the figure disagrees with ``data/results/``.
 Nothing in the block is typed by hand: every number comes from the same analysis outputs as the
-Findings table (:func:`rnnlab.findings.verdict_rows`) and the scale map (:mod:`rnnlab.scalemap`).
+Findings table (:func:`rnnlab.course.findings.verdict_rows`) and the scale map
+(:mod:`rnnlab.evidence.scalemap`).
 
 Each lab's summary states its own result with :func:`lab_summary_markdown` (Lab B's includes its
 scale map), so the notebooks print what the data say instead of typing it.
@@ -52,7 +54,8 @@ class ScaleMap:
     """Claim (b) over budget x training length, as the answer reads it.
 
     ``cells[deep]``: the map's cells of L=``deep`` against L=1
-    (:func:`rnnlab.scalemap.map_cells`); ``crossovers[deep]``: :func:`rnnlab.scalemap.crossovers`
+    (:func:`rnnlab.evidence.scalemap.map_cells`); ``crossovers[deep]``:
+    :func:`rnnlab.evidence.scalemap.crossovers`
     (the shallowest deep depth only); ``transfer_holds``: the declared rate-transfer rule's
     outcome (``None`` before the check ran); ``source``: the figure's source line."""
 
@@ -223,7 +226,8 @@ def _map_side(m: ScaleMap, deep: int) -> str:
 
 
 def best_rows(results_dir: str | Path) -> dict[str, dict]:
-    """Per claim, the Findings row (:func:`rnnlab.findings.verdict_rows`) of the largest-scale
+    """Per claim, the Findings row (:func:`rnnlab.course.findings.verdict_rows`) of the
+    largest-scale
     profile that judged it (:data:`EVIDENCE_ORDER`), in the claims' order."""
     out: dict[str, dict] = {}
     rank = {p: i for i, p in enumerate(EVIDENCE_ORDER)}
@@ -350,7 +354,7 @@ def figure_title(m: ScaleMap) -> str:
 
 
 def make_figure(m: ScaleMap):
-    """The answer's figure (:func:`rnnlab.plots.scale_map_overview`) of the map ``m``."""
+    """The answer's figure (:func:`rnnlab.course.plots.scale_map_overview`) of the map ``m``."""
     from rnnlab.course import plots
 
     return plots.scale_map_overview(

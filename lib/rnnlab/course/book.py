@@ -1,6 +1,7 @@
 """Course-facing helpers for the lab chapters: tables, provenance lines and generated prose.
 
-The science lives in :mod:`rnnlab.analysis` and :mod:`rnnlab.stats`; this module only *shows*
+The science lives in :mod:`rnnlab.evidence.analysis` and :mod:`rnnlab.evidence.stats`; this module
+only *shows*
 it, so that a lab notebook reads as a course (text, one call, a figure) instead of a wall of
 plumbing. Every function takes result records (or a lab) and returns an HTML table, a Markdown
 string or a figure; nothing here computes a verdict of its own.
@@ -332,7 +333,8 @@ def verdict_sentence(cv: analysis.ClaimVerdict, *, complete: bool = True) -> str
 
 def convergence_sentence(records: Sequence[dict]) -> str:
     """One sentence for a lab's summary: which (cell, depth) groups of the reporting runs were
-    still improving when training ended (:func:`rnnlab.analysis.convergence`), and what that
+    still improving when training ended (:func:`rnnlab.evidence.analysis.report.convergence`), and
+    what that
     means for their verdicts. Empty when there are no reporting runs."""
     rows = analysis.convergence(records)
     if not rows:
@@ -353,7 +355,8 @@ def convergence_sentence(records: Sequence[dict]) -> str:
 
 def convergence_table(records: Sequence[dict]):
     """Per cell and depth: the mean validation improvement over the last quarter of training,
-    against the smallest effect of interest (see :func:`rnnlab.analysis.convergence`)."""
+    against the smallest effect of interest (see
+    :func:`rnnlab.evidence.analysis.report.convergence`)."""
     rows = [
         [
             r["cell"],

@@ -9,7 +9,7 @@ On Colab the cell clones the course at the pinned ref (the lab chapters read the
 reference results in ``data/results/``), installs ``rnnlab`` from that clone with
 ``pip install --no-deps -e`` (:data:`PIP_INSTALL`: nothing installed is changed, Colab's CUDA
 build of torch above all), puts the clone's ``lib/`` on ``sys.path`` (so no restart is needed) and
-points :func:`rnnlab.paths.repo_root` at the clone. Anywhere else (locally, in CI, in the book
+points :func:`rnnlab.core.paths.repo_root` at the clone. Anywhere else (locally, in CI, in the book
 build) it does nothing.
 
 **Recovery.** The clone and checkout happen in ``/content/course.partial``, which replaces

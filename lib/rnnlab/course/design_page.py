@@ -2,7 +2,8 @@
 
 The chapter (``chapters/05_design_depth.ipynb``) calls these functions and asserts what its
 text says; the functions read the benchmark files, the result records and the claim verdicts
-and return HTML tables (:func:`rnnlab.book.html_table`, each at most 8 columns, narrow enough for
+and return HTML tables (:func:`rnnlab.course.book.html_table`, each at most 8 columns, narrow
+enough for
 the text column) or Markdown strings. Nothing here prints.
 
 - Benchmarks (``data/bench/*.json``): :func:`load_bench`, :func:`bench_source`,
@@ -125,7 +126,7 @@ def ms_per_step_by_stack(plan: dict) -> dict[str, list[float]]:
 def reference_plan_sentence(plan: dict, took: str) -> str:
     """**The compute plan.** of the reference profile: its core-hours and step times by stack
     from ``plan`` (``lab-d-reference-steps.json``), and ``took``, what its results took
-    (:meth:`rnnlab.status.LabTime.text`)."""
+    (:meth:`rnnlab.course.status.LabTime.text`)."""
     prov = plan["provenance"]
     by_stack = ms_per_step_by_stack(plan)
     return (
@@ -231,7 +232,8 @@ def claim_line(cv: analysis.ClaimVerdict, *, profile: str = "", provisional: str
 
 
 def verdict_tables(cv: analysis.ClaimVerdict, records: Sequence[dict]):
-    """Two tables for a Lab D claim's cells, like :func:`rnnlab.book.verdict_table`: what each
+    """Two tables for a Lab D claim's cells, like :func:`rnnlab.course.book.verdict_table`: what
+    each
     cell found (each side's mean, the paired effect with its interval, the margin, the Holm
     p-value the claim's test uses and the verdict), then what stands behind it (seeds, test
     examples, and the scores of every model compared beside the metric's chance and ceiling).

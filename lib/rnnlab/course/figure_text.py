@@ -1,6 +1,7 @@
 """Alt texts for the course's figures, computed from the data each figure plots.
 
-Every figure of :mod:`rnnlab.plots` has a describing function here that takes the same arguments
+Every figure of :mod:`rnnlab.course.plots` has a describing function here that takes the same
+arguments
 (the same records, comparisons or benchmark rows) and returns its alt text: what the figure shows
 and the numbers a sighted reader takes from it. So the text changes when the data change, and
 no alt text is typed in a notebook.
@@ -92,7 +93,7 @@ def _join(parts: Sequence[str]) -> str:
 def param_count_vs_width_alt(
     input_size: int, budget: int, *, max_layers: int = 4, halving_from: int | None = None
 ) -> str:
-    """Alt text of :func:`rnnlab.plots.param_count_vs_width` with the same arguments."""
+    """Alt text of :func:`rnnlab.course.plots.param_count_vs_width` with the same arguments."""
     from rnnlab.core import params
 
     widths = [
@@ -119,7 +120,7 @@ def param_count_vs_width_alt(
 def halving_ratio_alt(
     input_sizes: Sequence[int], *, num_layers: int = 2, max_width: int = 4096
 ) -> str:
-    """Alt text of :func:`rnnlab.plots.halving_ratio_figure` with the same arguments."""
+    """Alt text of :func:`rnnlab.course.plots.halving_ratio_figure` with the same arguments."""
     from rnnlab.core import params
 
     limit = (2 * num_layers - 1) / 4
@@ -141,7 +142,7 @@ def halving_ratio_alt(
 
 
 def depth_comparison_alt(records: Sequence[dict], *, note: str = "") -> str:
-    """Alt text of :func:`rnnlab.plots.depth_comparison_figure` for the same ``records``: per
+    """Alt text of :func:`rnnlab.course.plots.depth_comparison_figure` for the same ``records``: per
     panel (cell), the mean test score of each depth and the number of seeds."""
     from rnnlab.evidence import analysis
     from rnnlab.experiments import store
@@ -180,7 +181,8 @@ def gap_heatmap_alt(
     effect: str = "depth advantage",
     note: str = "",
 ) -> str:
-    """Alt text of :func:`rnnlab.plots.gap_heatmap` for the same comparisons and grid: the grid,
+    """Alt text of :func:`rnnlab.course.plots.gap_heatmap` for the same comparisons and grid: the
+    grid,
     how many cells have results, the largest and smallest advantage and the verdicts' counts."""
     rows = sorted({dict(c.cell)[row_key] for c in comparisons}) if rows is None else list(rows)
     cols = sorted({dict(c.cell)[col_key] for c in comparisons}) if cols is None else list(cols)
@@ -217,7 +219,7 @@ def gap_heatmap_alt(
 def curve_gap_alt(
     gaps: dict[str, list[dict]], *, effect: str, unit: str = "bits per character"
 ) -> str:
-    """Alt text of :func:`rnnlab.plots.curve_gap_figure` for the same series: where each line
+    """Alt text of :func:`rnnlab.course.plots.curve_gap_figure` for the same series: where each line
     ends, with its 95% interval."""
     if not gaps:
         raise ValueError("gaps must hold at least one series")
@@ -236,7 +238,8 @@ def curve_gap_alt(
 
 
 def tuning_alt(rows: Sequence[dict], *, what: str = "mean validation score") -> str:
-    """Alt text of :func:`rnnlab.plots.tuning_figure` for the same ``rows``: the chosen rate of
+    """Alt text of :func:`rnnlab.course.plots.tuning_figure` for the same ``rows``: the chosen rate
+    of
     every depth in every panel."""
     if not rows:
         raise ValueError("rows must not be empty")
@@ -261,7 +264,7 @@ def tuning_alt(rows: Sequence[dict], *, what: str = "mean validation score") -> 
 def critical_path_alt(
     *, grid_layers: int, grid_steps: int, depths: Sequence[int], seq_len: int
 ) -> str:
-    """Alt text of :func:`rnnlab.plots.critical_path_figure` with the same arguments."""
+    """Alt text of :func:`rnnlab.course.plots.critical_path_figure` with the same arguments."""
     from rnnlab.core import cost
 
     wave = [cost.critical_path(L, seq_len, schedule="wavefront") for L in depths]
@@ -279,7 +282,8 @@ def critical_path_alt(
 
 
 def depth_cost_alt(rows: Sequence[dict]) -> str:
-    """Alt text of :func:`rnnlab.plots.depth_cost_figure` for the same benchmark ``rows``: per
+    """Alt text of :func:`rnnlab.course.plots.depth_cost_figure` for the same benchmark ``rows``:
+    per
     budget, each panel's value at the shallowest and the deepest stack."""
     if not rows:
         raise ValueError("rows must hold at least one benchmark row, got none")
@@ -307,7 +311,7 @@ def depth_cost_alt(rows: Sequence[dict]) -> str:
 def profile_note(profile) -> str:
     """What a figure drawn from a profile's own run stands for: "" for a profile whose results
     are evidence, else the profile's name and its declared description (a
-    :class:`rnnlab.labs.Profile`)."""
+    :class:`rnnlab.experiments.profiles.Profile`)."""
     if profile.evidence:
         return ""
     return f"Profile {profile.name}, not evidence: {profile.description}"

@@ -87,15 +87,17 @@ def param_count_vs_width(
 ) -> Figure:
     r"""Parameters of an :math:`L`-layer stack against its hidden size, for ``L = 1..max_layers``.
 
-    Each curve is the exact count :func:`rnnlab.params.total_param_count` (PyTorch layout, two
+    Each curve is the exact count :func:`rnnlab.core.params.counts.total_param_count` (PyTorch
+    layout, two
     biases, no head), a parabola :math:`P_L(d) = G\bigl((2L-1)d^2 + (m + 2L)d\bigr)`. The horizontal
-    line is ``budget``; a dot on each curve marks :func:`rnnlab.params.matched_width`, the integer
+    line is ``budget``; a dot on each curve marks
+    :func:`rnnlab.core.params.matching.matched_width`, the integer
     width whose count is nearest the budget.
 
     Args:
         input_size: :math:`m`, features per time step.
         budget: the parameter budget :math:`B`; must be reachable by every depth (at least
-            :func:`rnnlab.params.min_budget` for ``max_layers``).
+            :func:`rnnlab.core.params.matching.min_budget` for ``max_layers``).
         max_layers: the deepest stack drawn (1 to 6).
         max_width: the right end of the width axis; default 15% past the one-layer matched width.
         mode: ``"LSTM"``, ``"GRU"`` or ``"RNN"``.
@@ -177,7 +179,7 @@ def halving_ratio_figure(
 ) -> Figure:
     r"""The seed's "halve the width" rule: the share of a one-layer budget it keeps.
 
-    Plots :func:`rnnlab.params.halving_ratio`,
+    Plots :func:`rnnlab.core.params.matching.halving_ratio`,
     :math:`\rho(m, d) = P_L(d/2) / P_1(d)` (PyTorch counts, two biases).
 
     - Left: :math:`\rho` against :math:`d` (log scale) for each input size in ``input_sizes``, with
@@ -337,7 +339,7 @@ def gap_vs_budget_figure(
 ) -> Figure:
     """The depth-minus-width effect (positive: depth better) with 95% CIs against the budget,
     one line per ``group_key`` (e.g. task or corpus). ``comparisons`` are
-    :class:`rnnlab.analysis.CellComparison` objects."""
+    :class:`rnnlab.evidence.analysis.cells.CellComparison` objects."""
     fig = Figure(figsize=(7.0, 4.4), layout="constrained")
     ax = fig.subplots()
     groups: dict[str, list] = {}
@@ -375,7 +377,7 @@ def curve_gap_figure(
     gaps: dict[str, list[dict]], *, title: str, source: str = "", unit: str = "bits/char"
 ) -> Figure:
     """The depth advantage along training: one line (mean) and band (95% CI) per named series;
-    ``gaps`` maps a label to :func:`rnnlab.analysis.curve_gap` output."""
+    ``gaps`` maps a label to :func:`rnnlab.evidence.analysis.report.curve_gap` output."""
     fig = Figure(figsize=(7.0, 4.4), layout="constrained")
     ax = fig.subplots()
     if not gaps:
@@ -474,7 +476,8 @@ def tuning_figure(
 ) -> Figure:
     """Validation score against learning rate, one panel per cell and one line per depth.
 
-    ``rows`` come from :func:`rnnlab.sweep.tuning_report` (each with ``labels``, ``num_layers``,
+    ``rows`` come from :func:`rnnlab.experiments.tuning.tuning_report` (each with ``labels``,
+    ``num_layers``,
     ``mean_val`` over the tuning seeds, ``chosen`` and ``grid``). The chosen rate of each depth is
     circled; a chosen rate at the edge of its grid would mean the optimum was not found, which is
     why the grid grows there (up to a declared cap)."""
@@ -648,7 +651,7 @@ def critical_path_figure(
     with the step at which a wavefront schedule runs it (:math:`k + t - 1`, 1-based), so cells on
     one anti-diagonal run together. Right: the critical path (sequential cell updates) against
     depth for ``seq_len`` steps: :math:`LT` layer by layer (and for generation), :math:`L + T - 1`
-    for the wavefront (:func:`rnnlab.cost.critical_path`)."""
+    for the wavefront (:func:`rnnlab.core.cost.critical_path`)."""
     from rnnlab.core import cost
 
     fig = Figure(figsize=(10.0, 3.9), layout="constrained")
@@ -734,7 +737,8 @@ def scale_map_overview(
     col_label: str = "training length (steps)",
 ) -> Figure:
     """Where each side leads on the scale map, and how sure we are: one panel per deep depth
-    (``maps[deep]``: the map's :class:`~rnnlab.analysis.CellComparison` cells of L=``deep``
+    (``maps[deep]``: the map's :class:`~rnnlab.evidence.analysis.cells.CellComparison` cells of
+    L=``deep``
     against L=1), each cell coloured by the side whose mean is ahead (vermillion: depth, blue:
     width), solid where the cell's verdict decides a side (*supported* or *contradicted*: its
     Holm-corrected test excludes 0) and pale and hatched where it does not (any other verdict,

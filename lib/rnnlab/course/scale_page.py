@@ -1,5 +1,5 @@
 """Lab B's scale map on the page: the heat map of one depth against one layer, and the table of
-every cell of the map, from the scale experiment's records (:mod:`rnnlab.scalemap`).
+every cell of the map, from the scale experiment's records (:mod:`rnnlab.evidence.scalemap`).
 
 The chapter calls these and asserts what its text says; the figure carries an alt text computed
 from the same cells (:mod:`rnnlab.course.figure_text`).
@@ -133,7 +133,8 @@ def design_sentence(records: Sequence[dict], profile: str = "reference") -> str:
 
 
 def along_training_sentences(along: dict[int, list[dict]], *, deep: int = 2) -> str:
-    """Per budget of :func:`rnnlab.scalemap.gap_along_training`: the advantage at the last step
+    """Per budget of :func:`rnnlab.evidence.scalemap.gap_along_training`: the advantage at the last
+    step
     with its interval, and from which step its mean stays above 0."""
     parts = []
     for b, rows in along.items():

@@ -290,7 +290,7 @@ def write_student_copies(src: Path, dst: Path) -> list[Path]:
     """Write ``dst/<rel>.ipynb`` for every ``src/<rel>.ipynb``; return the paths written.
 
     Student copies in ``dst`` whose source no longer exists are deleted (only files carrying the
-    ``rnnlab.student`` flag, so nothing else in ``dst`` is touched).
+    ``rnnlab.course.student`` flag, so nothing else in ``dst`` is touched).
     """
     rels = _sources(src)
     texts = {rel: student_text(src / rel, name=str(src / rel)) for rel in rels}  # all or nothing

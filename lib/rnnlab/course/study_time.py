@@ -134,7 +134,7 @@ def study_time(path: str | Path) -> StudyTime:
 
 def chapter_time_line(name: str, root: str | Path | None = None) -> str:
     """The **Time.** sentence of ``chapters/<name>`` (``root``: the course; default the one
-    :func:`rnnlab.paths.repo_root` finds)."""
+    :func:`rnnlab.core.paths.repo_root` finds)."""
     if root is None:
         from rnnlab.core.paths import repo_root
 
