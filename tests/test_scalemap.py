@@ -46,12 +46,12 @@ def test_doctests() -> None:
 
 
 def test_crossing_interpolates_in_log_steps_and_bounds_outside_the_map() -> None:
-    x = scalemap._crossing(LENGTHS, [-0.02, -0.01, 0.01])
+    x = scalemap.crossing(LENGTHS, [-0.02, -0.01, 0.01])
     assert x == pytest.approx(math.exp((math.log(3_000) + math.log(6_000)) / 2))
-    assert scalemap._crossing(LENGTHS, [-0.02, -0.01, -0.001]) == math.inf
-    assert scalemap._crossing(LENGTHS, [0.01, 0.02, 0.03]) == -math.inf
+    assert scalemap.crossing(LENGTHS, [-0.02, -0.01, -0.001]) == math.inf
+    assert scalemap.crossing(LENGTHS, [0.01, 0.02, 0.03]) == -math.inf
     # an advantage of exactly 0 is not yet a lead: the crossing is where it leaves 0
-    assert scalemap._crossing(LENGTHS, [-0.03, 0.0, 0.02]) == pytest.approx(3_000)
+    assert scalemap.crossing(LENGTHS, [-0.03, 0.0, 0.02]) == pytest.approx(3_000)
 
 
 def test_map_cells_judge_each_cell_with_the_right_sign() -> None:
@@ -372,7 +372,7 @@ def _independent_cells_bootstrap(rng: np.random.Generator, d: np.ndarray, n_boot
     n, k = d.shape
     idx = rng.integers(0, n, (n_boot, n, k))
     means = np.take_along_axis(np.broadcast_to(d, (n_boot, n, k)), idx, axis=1).mean(axis=1)
-    boots = np.array([scalemap._crossing(LENGTHS, m) for m in means])
+    boots = np.array([scalemap.crossing(LENGTHS, m) for m in means])
     return tuple(float(np.quantile(boots, q, method="inverted_cdf")) for q in (0.025, 0.975))
 
 

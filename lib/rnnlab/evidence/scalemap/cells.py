@@ -1,56 +1,6 @@
-r"""The scale map: claim (b) over budget x training length, read from the scale experiment.
-
-:mod:`rnnlab.experiments.scale` designs and runs the experiment (character LMs on Python's standard
-library,
-depths 1, 2 and 4 at every budget and training length, 5 seeds per cell). This module turns its
-results into what the book shows:
-
-* **the map** (:func:`map_cells`): in every budget x length cell, the paired depth advantage of
-  L=2 (or L=4) over L=1 with its 95% interval and one of the four verdicts, Holm-corrected across
-  the cells of the map (one family per deep depth), exactly as the labs judge a claim;
-* **where depth starts to win** (:func:`supported_frontier`): the smallest budgets and lengths at
-  which depth's advantage is *supported*, i.e. the cells with a supported verdict that no other
-  supported cell is smaller than in both budget and length;
-* **the crossover** (:func:`crossovers`): per budget, the training length at which the mean
-  advantage changes sign from width to depth. The point estimate interpolates the mean
-  advantages linearly in :math:`\log(\text{steps})` between the two lengths around the change
-  and is labelled as an interpolation. The interval is a confidence set that inverts the paired
-  t test (:func:`confidence_set`): every length at which "the mean advantage is 0" is not
-  rejected at 95%, with each seed's differences kept together across the budget's lengths (one
-  seed fixes the data and the test sample at every length, so its errors at different lengths
-  move together) and Student's t with n - 1 degrees of freedom (calibrated for 5 seeds). It is
-  reported only at the resolution the design has: the measured lengths that bracket it
-  (:func:`bracket`), e.g. "between 1,500 and 6,000 steps". Where the map cannot rule out a
-  crossover outside it (depth not significantly behind at the shortest length, or not
-  significantly ahead at the longest), the bracket is open on that side; nothing is
-  extrapolated.
-
-  *A change after seeing the data* (issue 26, item 4). The map's crossover was first declared
-  with a percentile bootstrap that resampled each (budget, length) cell independently. The
-  complete map showed that design unfit for this experiment: L=2's per-seed differences
-  correlate across lengths (r = 0.86-0.96 at 25K, 63K and 400K parameters), which independent
-  cells ignore; a percentile bootstrap over n seeds has a spread of sqrt((n - 1) / n) standard
-  errors, so at n = 5 its 95% interval spans about 1.75 standard errors each way where the t
-  interval spans 2.78; and its interpolated limits were finer than three lengths can resolve.
-  The method above replaced it after the map was complete: a new analysis of the same runs,
-  reported as such.
-
-* **the gap along training** (:func:`gap_along_training`, :func:`overtakes_at`): per budget, the
-  paired advantage on the validation sample at every evaluation step of the longest schedule in
-  the map. This is how the CPU pilot measured (the step at which L=2 overtakes L=1 within one
-  run; the pilot's notes are not in the repository, so its figures are not quoted); it is a
-  view *inside* one schedule, whose rate has not yet decayed at intermediate steps, so it is
-  shown beside the map and never judged.
-
-A partial results file gives a partial map: a cell enters only with every reporting seed of both
-depths, and :func:`status` counts the runs present against the design, so that the book can mark
-the map *provisional* with that count. Nothing here fills in a missing cell.
-
->>> _crossing([1500, 3000, 6000], [-0.02, -0.01, 0.01])  # doctest: +ELLIPSIS
-4242.6...
->>> _crossing([1500, 3000, 6000], [-0.02, -0.01, -0.005]) == math.inf
-True
-"""
+"""The scale map itself, read from the scale experiment's records: its cells and verdicts, where
+depth's advantage is supported, the crossovers with their confidence sets, the gap along
+training, how complete the map is, and the summary bullets for the book."""
 
 from __future__ import annotations
 
@@ -62,8 +12,6 @@ import numpy as np
 from scipy import stats as _st
 
 from rnnlab.evidence import analysis, stats
-from rnnlab.evidence.stats import summarize
-from rnnlab.experiments.store import eval_records
 
 WIDE = 1
 DEEP_DEPTHS = (2, 4)
@@ -115,7 +63,7 @@ def supported_frontier(cells: Sequence[analysis.CellComparison]) -> list[tuple[i
     return [k for k in won if not any(o != k and o[0] <= k[0] and o[1] <= k[1] for o in won)]
 
 
-def _crossing(lengths: Sequence[float], advantages: Sequence[float]) -> float:
+def crossing(lengths: Sequence[float], advantages: Sequence[float]) -> float:
     """The length at which ``advantages`` (ordered by ``lengths``) first turn from <= 0 to > 0,
     interpolated linearly in log length; ``-inf`` if depth is already ahead at the shortest length,
     ``+inf`` if it is never ahead."""
@@ -327,7 +275,7 @@ def crossovers(
                 lengths=lengths,
                 advantages=means,
                 n_seeds=len(seeds),
-                estimate=_crossing(lengths, means) if means else math.nan,
+                estimate=crossing(lengths, means) if means else math.nan,
                 set_low=set_low,
                 set_high=set_high,
                 low=low,
@@ -462,191 +410,3 @@ def summary_lines(records: Sequence[dict], *, deeps: Sequence[int] = DEEP_DEPTHS
     if any(line.startswith("  - ") for line in lines):
         lines.append(f"- {CROSSOVER_METHOD}")
     return lines
-
-
-def transfer_lines(
-    records: Sequence[dict],
-    control: Sequence[dict],
-    *,
-    profile: str = "reference",
-    deeps: Sequence[int] = DEEP_DEPTHS,
-) -> list[str]:
-    """Markdown bullets on the rate transfer, for Lab B and the Findings page: the declared
-    rule's outcome in the check cell (:func:`rnnlab.experiments.scale.transfer_check`,
-    :func:`rnnlab.experiments.scale.transfer_holds`) and, once the transfer control has runs
-    (:func:`transfer_effect`), how much the transferred rates shift depth's
-    advantage there. Empty until the check has run. Every number is read from the records."""
-    from rnnlab.experiments import scale
-
-    spec = scale.sweep_spec(profile)
-    rows = scale.transfer_check(spec, records)
-    holds = scale.transfer_holds(rows)
-    if holds is None:
-        return []
-    first = rows[0]
-    cell = f"{first['budget_target']:,} parameters x {first['steps']:,} steps"
-    rates = "; ".join(
-        f"L={r['num_layers']}: {r['short_rate']:g} tuned at {r['short_steps']:,} steps, "
-        f"{r['own_rate']:g} at {r['steps']:,} ({r['grid_steps_apart']} grid "
-        f"step{'s' if r['grid_steps_apart'] != 1 else ''} apart)"
-        for r in rows
-    )
-    rule = (
-        f"- **Rate transfer: the declared rule {'holds' if holds else 'fails'}.** The map tunes "
-        f"each budget and depth at {first['short_steps']:,} steps and reuses that rate at the "
-        f"longer lengths, on the condition, declared with the design, that in the check cell "
-        f"({cell}) every depth's rate tuned at its own length is at most "
-        f"{scale.MAX_TRANSFER_GRID_STEPS} grid step from the transferred one. {rates}."
-    )
-    if not holds:
-        rule += (
-            " So the longer-length cells of the map, all but the check cell, are trained at "
-            "rates that are not tuned for their length."
-        )
-    lines = [rule]
-    n_design = len(rows) * len(spec.seeds)
-    effects = [e for e in (transfer_effect(records, control, deep=d) for d in deeps) if e]
-    if not effects:
-        lines.append(
-            "  - The transfer control (the check cell trained again at the transferred rates, "
-            "paired by seed) has no seed with all its runs yet, so the bias the transferred "
-            "rates put on depth's advantage is not measured: `python -m rnnlab run-scale --profile "
-            f"{profile} --transfer-control` runs it ({n_design} runs)."
-        )
-        return lines
-    n_ctrl = len([r for r in control if r.get("role") == "eval"])
-    for e in effects:
-        s, deep = e["shift"], e["deep"]
-        if s.ci_low > 0:
-            reading = (
-                "the transferred rates favour depth here, so a depth advantage of that size at "
-                "the map's other long cells may come from the rates, not from depth"
-            )
-        elif s.ci_high < 0:
-            reading = (
-                "the transferred rates favour width here, so the map's other long cells, if "
-                "anything, understate depth's advantage"
-            )
-        else:
-            reading = (
-                "no shift is detectable at this precision (its interval includes 0); the "
-                "interval bounds the bias at this cell"
-            )
-        cost = ", ".join(f"L={d} {_ci(c)}" for d, c in e["cost"].items())
-        lines.append(
-            f"  - Transfer control (added after the check, outside the declared design), L={deep} "
-            f"against L=1 in the check cell, {len(e['seeds'])} "
-            f"paired seeds ({n_ctrl} of {n_design} control runs): depth's advantage is "
-            f"{_ci(e['own'])} bits per character at the rates tuned at its own length and "
-            f"{_ci(e['transferred'])} at the transferred rates: a shift of {_ci(s)}; "
-            f"{reading}. The transferred rate costs each model (bits per character, > 0: "
-            f"worse): {cost}." + _against_bias(records, e)
-        )
-    return lines
-
-
-def _against_bias(records: Sequence[dict], effect: dict) -> str:
-    """A sentence setting the map's other longer-length cells where depth's mean leads against
-    the upper end of the transfer control's shift (empty if that end is not above 0)."""
-    shift = effect["shift"]
-    if not shift.ci_high > 0:
-        return ""
-    shortest = min(design_grid()[1])
-    leads = [
-        c
-        for c in sorted(map_cells(records, deep=effect["deep"]), key=grid_key)
-        if grid_key(c)[1] != shortest
-        and grid_key(c) != (effect["budget_target"], effect["steps"])
-        and c.comparison.effect > 0
-    ]
-    if not leads:
-        return (
-            f" Depth's mean leads in none of the map's other cells longer than {shortest:,} steps."
-        )
-    # compared at the 3 digits shown, so that the sentence agrees with the numbers it prints
-    clear = [c for c in leads if round(c.comparison.effect, 3) > round(shift.ci_high, 3)]
-    cells = ", ".join(
-        f"{grid_key(c)[0]:,} x {grid_key(c)[1]:,} ({c.comparison.effect:+.3f})" for c in leads
-    )
-    return (
-        f" Depth's mean leads in {len(leads)} of the map's other cells longer than {shortest:,} "
-        f"steps (parameters x steps: {cells}); "
-        + (
-            f"{len(clear)} of them by more than the shift's upper end ({shift.ci_high:+.3f})"
-            if clear
-            else f"none by more than the shift's upper end ({shift.ci_high:+.3f})"
-        )
-        + ". Where the transferred rates bias a cell as much as they may bias this one, a lead "
-        "within that bound cannot be told apart from the bias."
-    )
-
-
-def _ci(s: stats.Summary) -> str:
-    return analysis.fmt_ci(s.mean, s.ci_low, s.ci_high)
-
-
-def transfer_effect(records: Sequence[dict], control: Sequence[dict], *, deep: int) -> dict | None:
-    """Depth ``deep`` against L=1 in the check cell, at its own-length rates (``records``, the
-    map's runs) and at the transferred rates (``control``,
-    :func:`rnnlab.experiments.scale.run_transfer_control`'s), paired
-    by reporting seed. Advantages are oriented so that positive means depth is better (for bits
-    per character: L=1's minus depth's).
-
-    Returns ``None`` until some seed has all four runs, else a dict: ``budget_target``,
-    ``steps``, ``deep``, ``seeds``, ``metric``; ``own`` and ``transferred``: depth's advantage
-    (a :class:`~rnnlab.evidence.stats.Summary` over seeds) at each set of rates; ``shift``:
-    transferred
-    minus own, per seed (the bias the transferred rates put on depth's advantage); ``cost``:
-    ``{depth: Summary}`` of how much worse each depth scores at the transferred rate (positive:
-    worse); ``rates``: ``{depth: (own rate, transferred rate)}``."""
-    ctrl = eval_records(control)
-    if not ctrl:
-        return None
-    cell = {
-        (r["experiment"]["labels"]["budget_target"], r["experiment"]["labels"]["steps"])
-        for r in ctrl
-    }
-    if len(cell) != 1:
-        raise ValueError(f"control must hold runs of one cell, got {sorted(cell)}")
-    target, steps = cell.pop()
-
-    def table(rs: Sequence[dict]) -> dict[tuple[int, int], dict]:
-        return {
-            (r["num_layers"], r["seed"]): r
-            for r in eval_records(rs)
-            if r["experiment"]["labels"]["budget_target"] == target
-            and r["experiment"]["labels"]["steps"] == steps
-        }
-
-    own, tr = table(records), table(ctrl)
-    seeds = sorted({s for (_, s) in tr if all((d, s) in own and (d, s) in tr for d in (1, deep))})
-    if not seeds:
-        return None
-    first = tr[(1, seeds[0])]["metrics"]
-    sign = 1.0 if first["higher_is_better"] else -1.0
-
-    def adv(t: dict, s: int) -> float:
-        return sign * (t[(deep, s)]["metrics"]["test"] - t[(1, s)]["metrics"]["test"])
-
-    a_own = [adv(own, s) for s in seeds]
-    a_tr = [adv(tr, s) for s in seeds]
-    return {
-        "budget_target": target,
-        "steps": steps,
-        "deep": deep,
-        "seeds": seeds,
-        "metric": first["metric"],
-        "own": summarize(a_own),
-        "transferred": summarize(a_tr),
-        "shift": summarize([t - o for t, o in zip(a_tr, a_own, strict=True)]),
-        "cost": {
-            d: summarize(
-                [
-                    -sign * (tr[(d, s)]["metrics"]["test"] - own[(d, s)]["metrics"]["test"])
-                    for s in seeds
-                ]
-            )
-            for d in (1, deep)
-        },
-        "rates": {d: (own[(d, seeds[0])]["lr"], tr[(d, seeds[0])]["lr"]) for d in (1, deep)},
-    }
