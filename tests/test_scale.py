@@ -106,7 +106,7 @@ def test_gpu_design_is_the_reference_map_one_budget_further(capsys, tmp_path):
     assert {k: v for k, v in gpu.items() if k != "budgets"} == {
         k: v for k, v in ref.items() if k != "budgets"
     }
-    budgets = scale._budgets("gpu")
+    budgets = scale.matched_budgets("gpu")
     assert all(abs(b / t - 1) <= 0.02 for t, b in budgets.items()) and len(budgets) == 5
     assert len(scale.scale_experiments("gpu")) == 5 * 3 * 3
     assert scale.default_out("gpu").parent == scale.default_out("reference").parent
