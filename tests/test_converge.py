@@ -19,6 +19,7 @@ from rnnlab.evidence.convergence_stats import (
     paired_file_effect,
 )
 from rnnlab.experiments import converge
+from rnnlab.experiments.converge import staging
 from rnnlab.experiments.experiment import (
     FAMILY_LABEL,
     Experiment,
@@ -161,7 +162,8 @@ def test_convergence_rule_adds_the_extension_only_where_doubling_still_gains(mon
     d = converge.design("smoke")
     v = d.variants[0]
     picked = {n: converge.experiment(d, 12_000, v, 0.0, n) for n in d.family}
-    monkeypatch.setattr(converge, "chosen", lambda d_, b, v_, n, r: picked[n])
+    # patched where the convergence rule looks it up
+    monkeypatch.setattr(staging, "chosen", lambda d_, b, v_, n, r: picked[n])
     flat = [_eval(picked[20], s, 2.000) for s in d.seeds] + [
         _eval(picked[40], s, 1.995) for s in d.seeds
     ]

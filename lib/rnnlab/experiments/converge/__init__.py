@@ -1,0 +1,123 @@
+"""The convergence experiment: claim (b) where the literature measured it.
+
+The scale map (:mod:`rnnlab.experiments.scale`) stops at 6,000 steps, where no cell has converged,
+tunes its
+rates at 1,500 steps, and tests on a fixed tail of a few files. Karpathy et al. (2015) compared
+depths trained to convergence. This experiment asks the map's question there, with a design
+declared here before any of its runs:
+
+* **Task**: ``charlm-stdlib-files`` (:mod:`rnnlab.core.tasks.heldout`): whole standard-library files
+  held out, about 10% for validation and 10% for test; every window of every test file scored,
+  its loss stored per file so the test sample's variance enters the interval. Windows of 128
+  characters, batch 32, embedding 32.
+* **Models** (:data:`VARIANTS`): one layer (``L1``), two (``L2``), four with residual
+  connections and LayerNorm (``L4-res-LN``, the trainable deep stack of the design chapter) and
+  four plain layers beside it (``L4-plain``, the map's failing stack, as a trainability
+  reference). The whole model matched within 2% of the budget.
+* **Regularisation control**: dropout on every non-recurrent connection (embedding -> first
+  layer, between layers, last layer -> head; :data:`rnnlab.core.models.DROPOUT_MODES` ``"all"``),
+  the
+  same placement for every depth, its rate tuned per variant from ``dropouts`` (0 among them;
+  the plain L=4 reference runs at 0 only). If depth's advantage shrinks once every depth may
+  regularise, part of it was regularisation.
+* **Schedule**: warmup-stable-decay (``schedule="wsd"``, a linear cooldown over the last 20% of
+  the steps; Hägele et al. 2024). Runs that differ only in length share their state until the
+  first cooldown starts, so each run leaves a fork from which the other lengths of its family
+  start (:func:`rnnlab.experiments.experiment.family_forks`): a shorter length costs its cooldown
+  only,
+  a longer
+  one skips the shared stable phase. A run started from a fork equals the run trained alone,
+  bit for bit on the CPU (tested), so this saves compute without changing a number.
+* **Lengths**: ``lengths`` (8,000 and 16,000 steps in the reference profile). **Convergence
+  rule**, declared: a variant is *converged at N steps* when doubling the training from N/2 to N
+  improves its mean validation bits/char (over the reporting seeds, each length at its own tuned
+  setting) by less than the margin, 0.01 bits/char. Where it does not, the next length of
+  ``extension`` (32,000) is added for that budget and variant, tuned and run the same way. A
+  verdict is made at the longest length run and says whether that length met the rule.
+* **Tuning at its own length**: every (budget, variant, length) is tuned itself: the rate on one
+  log-spaced grid (:func:`rnnlab.experiments.tuning.cell_grid`: extended at an edge), at each
+  dropout, on two
+  tuning seeds (never reported); the dropout with the best tuned validation score wins.
+* **Seeds**: 5 reporting seeds per cell; the depths of one seed share its data order (paired).
+* **Analysis** (:mod:`rnnlab.evidence.convergence_stats`): per budget and length, depth minus width
+in
+  test bits/char, paired by seed; the interval adds the test files' sampling variance (a
+  bootstrap over held-out files) to the seeds' (t with n - 1 degrees of freedom); verdicts as in
+  :func:`rnnlab.evidence.stats.verdict_v2_from_interval` at the 0.01 margin, Holm across the
+  budgets.
+
+Run order: budget by budget (smallest first); within one, the tuning runs of the longest length
+(their forks seed the shorter), the shorter length's tuning, then the reporting runs, longest
+first. Each stage is a :class:`~rnnlab.experiments.sweep.SweepSpec` run by
+:func:`rnnlab.experiments.sweep.run_sweep`,
+so a killed sweep resumes (run ids are stable) and checkpoints every few minutes.
+
+Command line::
+
+    python -m rnnlab plan converge --profile reference      # design, resolution, core-hours
+    python -m rnnlab run-converge --profile reference --jobs 2 --nice 19   # run or resume
+
+The code is in submodules by job: :mod:`.grid` (the design), :mod:`.staging` (the convergence
+rule, its stages and the runs) and :mod:`.costing` (the plan); this package re-exports their
+public names.
+"""
+
+from __future__ import annotations
+
+from rnnlab.experiments.converge.costing import (
+    Plan,
+    StagePlan,
+    measured_step_seconds,
+    plan,
+    plan_lines,
+)
+from rnnlab.experiments.converge.grid import (
+    LAB,
+    PROFILES,
+    TASK,
+    VARIANTS,
+    Design,
+    Variant,
+    candidates,
+    chosen,
+    design,
+    experiment,
+    tuning_experiments,
+)
+from rnnlab.experiments.converge.staging import (
+    Stage,
+    converged,
+    default_out,
+    lengths_needed,
+    planned_runs,
+    run_converge,
+    stage_done,
+    stages,
+)
+
+__all__ = [
+    "TASK",
+    "LAB",
+    "PROFILES",
+    "Variant",
+    "VARIANTS",
+    "Design",
+    "design",
+    "experiment",
+    "candidates",
+    "chosen",
+    "tuning_experiments",
+    "Stage",
+    "converged",
+    "lengths_needed",
+    "stages",
+    "stage_done",
+    "planned_runs",
+    "default_out",
+    "run_converge",
+    "StagePlan",
+    "Plan",
+    "measured_step_seconds",
+    "plan",
+    "plan_lines",
+]

@@ -1,0 +1,185 @@
+"""The convergence experiment's plan (:func:`plan`, :func:`plan_lines`): runs and core-hours per
+stage from the measured step times, what is done and what the extension would cost."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rnnlab.experiments.converge.grid import (
+    TASK,
+    Design,
+    design,
+    experiment,
+)
+from rnnlab.experiments.converge.staging import (
+    stages,
+)
+from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
+from rnnlab.experiments.tuning import cell_grid, cells_of
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """What one stage costs and how far it is: runs, and core-hours from measured step times."""
+
+    kind: str
+    budget: int
+    steps: int
+    variants: tuple[str, ...]
+    runs: int
+    done: int
+    core_hours: float  # nan where no step time is measured (e.g. 1M on a CPU)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The computed plan of a design (printed by :func:`plan_lines`)."""
+
+    design: Design
+    partition: dict
+    stages: tuple[StagePlan, ...]
+    step_seconds: dict  # (budget, num_layers) -> seconds per step, measured by the scale map
+    spent_core_hours: float
+    extension_core_hours: float
+    prior_sd: float | None
+    resolution: float | None
+    seeds_needed: int | None
+
+
+def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
+    """Seconds per training step of each (budget, depth) at batch 32 x 128 characters and
+    embedding 32, from the scale benchmark (``data/scale_step_seconds.json``, one thread, on this
+    kind of machine): the cost model of :func:`plan`. The residual + LayerNorm stack is priced
+    as the plain stack of its depth, and evaluation is left out (under 5% of a run here)."""
+    return {
+        (c["budget"], c["num_layers"]): c["step_s_median"]
+        for c in timings.get("cells", [])
+        if c.get("batch_size") == 32 and c.get("seq_len") == 128 and c.get("embedding_dim") == 32
+    }
+
+
+def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
+    """Core-seconds of one run: the longest length runs whole; a shorter one starts from the
+    longest run's fork and pays its cooldown only (a reporting run whose tuned setting differs
+    from the longest length's pays in full: the plan's lower estimate assumes a fork)."""
+    longest = max(d.lengths)
+    paid = steps if steps == longest else round(d.decay_fraction * steps)
+    return paid * t_step
+
+
+def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], timings: dict) -> Plan:
+    """The design of ``profile``, what it costs and how far ``records`` have taken it."""
+    from rnnlab.core.tasks.heldout import describe_partition
+    from rnnlab.experiments.resolution import map_paired_sd, resolution, seeds_for_resolution
+
+    d = design(profile)
+    t = measured_step_seconds(timings)
+
+    def t_step(budget: int, depth: int) -> float:
+        return t.get((budget, depth), math.nan)
+
+    done_ids = {r["run_id"] for r in records}
+    out = []
+    for st in stages(d, records):
+        units = []
+        if st.kind == "tune":
+            for cell in cells_of(st.spec.experiments).values():
+                grid, _ = cell_grid(cell, records)
+                units += [(e, run_id(e, "tune", s, lr)) for e in cell for lr in grid
+                          for s in TUNE_SEEDS]  # fmt: skip
+        else:
+            names = set(st.variants)
+            exps = list(st.spec.experiments) or [
+                experiment(d, st.budget, v, v.dropouts[0], st.steps)
+                for v in d.variants if v.name in names
+            ]  # fmt: skip
+            units += [(e, run_id(e, "eval", s, None)) for e in exps for s in d.seeds]
+        cost = sum(_run_cost(d, st.steps, st.kind, t_step(st.budget, e.num_layers))
+                   for e, _ in units)  # fmt: skip
+        done = sum(rid in done_ids for _, rid in units)
+        out.append(
+            StagePlan(st.kind, st.budget, st.steps, st.variants, len(units), done, cost / 3600)
+        )
+    spent = sum(
+        float(r.get("wall_time_s", 0.0))
+        - float((r["metrics"].get("forked_from") or {}).get("elapsed_s", 0.0))
+        for r in records
+    )
+    ext = 0.0
+    for b in d.budgets:
+        for v in d.variants:
+            for m in d.extension:
+                n_tune = len(v.dropouts) * len(d.lr_grid) * len(TUNE_SEEDS)
+                paid = m - (1 - d.decay_fraction) * max(d.lengths)  # from the 16K run's fork
+                ext += (n_tune + len(d.seeds)) * paid * t_step(b, v.num_layers)
+    try:
+        sd = map_paired_sd(map_records, d.budgets)
+    except ValueError:
+        sd = None
+    return Plan(
+        design=d,
+        partition=describe_partition(seq_len=d.seq_len, min_count=d.min_count),
+        stages=tuple(out),
+        step_seconds={k: v for k, v in t.items() if k[0] in d.budgets},
+        spent_core_hours=spent / 3600,
+        extension_core_hours=ext / 3600,
+        prior_sd=sd,
+        resolution=resolution(sd, len(d.seeds)) if sd is not None else None,
+        seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
+    )
+
+
+def _h(x: float) -> str:
+    return "not estimated (no measured step time)" if math.isnan(x) else f"{x:,.1f} core-h"
+
+
+def plan_lines(p: Plan) -> list[str]:
+    """:func:`plan` in words, one line each."""
+    d, part = p.design, p.partition
+    names = ", ".join(v.name for v in d.variants)
+    drops = "; ".join(f"{v.name} {{{', '.join(f'{x:g}' for x in v.dropouts)}}}" for v in d.variants)
+    lines = [
+        f"converge plan ({d.profile}): claim (b) trained to convergence, tuned at each length",
+        f"  task {TASK}: {part['files']['train']} training files ({part['chars']['train']:,} "
+        f"characters), {part['files']['val']} validation files ({d.n_val:,} windows per seed), "
+        f"{part['files']['test']} held-out test files ({part['chars']['test']:,} characters, "
+        f"{part['windows']['test']:,} windows of {d.seq_len}, every one scored)",
+        f"  variants {names}; budgets {', '.join(f'{b:,}' for b in d.budgets)} (whole model "
+        f"within 2%); dropout on every non-recurrent connection, tuned from: {drops}",
+        f"  lengths {', '.join(f'{n:,}' for n in d.lengths)} steps of {d.batch_size} x "
+        f"{d.seq_len} characters, warmup-stable-decay ({d.decay_fraction:.0%} cooldown), "
+        f"one run's forks start the other lengths; "
+        f"{', '.join(f'{n:,}' for n in d.extension)} added where the rule fails",
+        f"  convergence rule: doubling the training (N/2 -> N) improves mean validation "
+        f"bits/char by less than {d.margin} (each length tuned itself)",
+        f"  tuning: rates {', '.join(f'{x:g}' for x in d.lr_grid)} (extended at an edge, "
+        f"limits {d.lr_limits[0]:g}-{d.lr_limits[1]:g}) x dropouts, {len(TUNE_SEEDS)} tuning "
+        f"seeds; {len(d.seeds)} reporting seeds",
+    ]
+    if p.prior_sd is not None:
+        lines.append(
+            f"  resolution before any run: per-seed paired differences of the scale map "
+            f"(160K/400K x 6,000 steps, an upper estimate) have sd {p.prior_sd:.3f} bits/char, "
+            f"so {len(d.seeds)} seeds resolve +/-{p.resolution:.3f} (the margin is {d.margin}); "
+            f"{p.seeds_needed or 'more than 200'} seeds would resolve the margin at that sd, "
+            "before the test files' share is added (measured from the first runs)"
+        )
+    for (b, depth), s in sorted(p.step_seconds.items()):
+        lines.append(f"  cost model: {b:,} parameters, L={depth}: {s:.3f} s per step (the scale "
+                     "benchmark, data/scale_step_seconds.json)")  # fmt: skip
+    total = sum(s.core_hours for s in p.stages)
+    runs = sum(s.runs for s in p.stages)
+    done = sum(s.done for s in p.stages)
+    lines.append(
+        f"  runs: {runs} in the stages decided so far, {done} done; estimated {_h(total)} "
+        f"(a shorter length counted at its cooldown only), {p.spent_core_hours:.1f} core-h "
+        f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps if every cell "
+        f"needed them: {_h(p.extension_core_hours)} more"
+    )
+    for s in p.stages:
+        who = "+".join(s.variants)
+        lines.append(f"    {s.kind:6s} {s.budget:>9,} x {s.steps:>6,} steps {who:18s}"
+                     f" {s.done:>3}/{s.runs:<3} runs, {_h(s.core_hours)}")  # fmt: skip
+    return lines

@@ -1,0 +1,175 @@
+"""The convergence rule and the stages it unfolds into: which lengths each budget and variant
+needs, which runs are due next, and :func:`run_converge`, which runs them stage by stage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rnnlab.experiments.converge.grid import (
+    LAB,
+    Design,
+    Variant,
+    chosen,
+    design,
+    tuning_experiments,
+)
+from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.sweep import SweepSpec, run_sweep
+from rnnlab.experiments.tuning import cell_grid, cells_of
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of the run order: a sweep of ``kind`` (``"tune"`` or ``"report"``) at one
+    budget and length, for some variants."""
+
+    kind: str
+    budget: int
+    steps: int
+    variants: tuple[str, ...]
+    spec: SweepSpec
+
+
+def converged(d: Design, budget: int, variant: Variant, steps: int,
+              records: Sequence[dict]) -> bool | None:  # fmt: skip
+    """The declared convergence rule at ``steps``: the mean validation gain from ``steps / 2``
+    to ``steps`` over the reporting seeds is below the margin. ``None`` until both lengths'
+    reporting runs are in (or when ``steps / 2`` is not a length of the design)."""
+    half = steps // 2
+    if half not in d.family:
+        return None
+    gains = []
+    a, b = chosen(d, budget, variant, half, records), chosen(d, budget, variant, steps, records)
+    if a is None or b is None:
+        return None
+    val = {(r["experiment_key"], r["seed"]): r["metrics"]["val"]
+           for r in records if r.get("role") == "eval"}  # fmt: skip
+    for s in d.seeds:
+        if (a.key, s) not in val or (b.key, s) not in val:
+            return None
+        gains.append(val[(a.key, s)] - val[(b.key, s)])
+    return sum(gains) / len(gains) < d.margin
+
+
+def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[dict]) -> list[int]:
+    """The lengths that (budget, variant) runs: ``d.lengths``, then each ``extension`` length
+    while the longest so far fails the convergence rule."""
+    out = list(d.lengths)
+    for ext in d.extension:
+        if converged(d, budget, variant, out[-1], records) is not False:
+            break
+        out.append(ext)
+    return out
+
+
+def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
+    """The whole run order as far as ``records`` decide it (see the module docstring): per
+    budget and group of variants (``d.groups``: L1 and L2 first, so the main comparison is
+    answered first), for each length (longest first) its tuning stage, then its reporting
+    stage."""
+    out = []
+    for budget, group in ((b, g) for b in d.budgets for g in d.groups):
+        need = {v.name: lengths_needed(d, budget, v, records)
+                for v in d.variants if v.name in group}  # fmt: skip
+        lengths = sorted({n for ns in need.values() for n in ns}, reverse=True)
+        for kind in ("tune", "report"):
+            for steps in lengths:
+                names = tuple(v for v, ns in need.items() if steps in ns)
+                if kind == "tune":
+                    exps = tuning_experiments(d, budget, steps, names)
+                    seeds: tuple[int, ...] = ()
+                else:
+                    picked = [chosen(d, budget, v, steps, records)
+                              for v in d.variants if v.name in names]  # fmt: skip
+                    exps = [e for e in picked if e is not None]
+                    seeds = d.seeds
+                spec = SweepSpec(LAB, d.profile, tuple(exps), seeds)
+                out.append(Stage(kind, budget, steps, names, spec))
+    return out
+
+
+def stage_done(stage: Stage, records: Sequence[dict]) -> bool:
+    """Whether every run of ``stage`` is in ``records`` (a report stage whose choices are not
+    made yet is not done)."""
+    if stage.kind == "report":
+        return len(stage.spec.experiments) == len(stage.variants) and stage.spec.is_complete(
+            records
+        )
+    return all(cell_grid(c, records)[1] for c in cells_of(stage.spec.experiments).values())
+
+
+def planned_runs(d: Design, records: Sequence[dict]) -> int:
+    """Runs of the stages decided so far (tuning grids as extended so far)."""
+    n = 0
+    for st in stages(d, records):
+        if st.kind == "tune":
+            for cell in cells_of(st.spec.experiments).values():
+                n += len(cell_grid(cell, records)[0]) * len(TUNE_SEEDS) * len(cell)
+        else:
+            n += len(st.variants) * len(d.seeds)
+    return n
+
+
+def default_out(profile: str) -> Path:
+    """``data/results/converge/<profile>.jsonl`` (reference, gpu) or ``runs/converge-smoke``."""
+    from rnnlab.core.paths import repo_root, runs_dir
+
+    design(profile)
+    if profile == "smoke":
+        return runs_dir() / "converge-smoke.jsonl"
+    return repo_root() / "data" / "results" / "converge" / f"{profile}.jsonl"
+
+
+def run_converge(
+    profile: str,
+    out: str | Path,
+    *,
+    jobs: int = 2,
+    checkpoint_dir: str | Path | None = None,
+    device: str | None = None,
+    threads: int | None = None,
+    max_runs: int | None = None,
+    stop_file: str | Path | None = None,
+    on_record: Callable[[dict], None] | None = None,
+    on_failure: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Run (or resume) ``profile``'s design into ``out``, stage after stage, until done, a run
+    fails, ``max_runs`` new runs have finished or ``stop_file`` exists. Returns the records;
+    ``.failures`` of the last sweep are on the returned list."""
+    from rnnlab.experiments.store import load_results
+
+    d = design(profile)
+    out = Path(out)
+    ckpt = Path(checkpoint_dir) if checkpoint_dir else out.with_name(out.name + ".ckpt")
+    left = max_runs
+    records = load_results(out) if out.exists() else []
+    while True:
+        todo = [s for s in stages(d, records) if not stage_done(s, records)]
+        if not todo or (stop_file is not None and Path(stop_file).exists()):
+            return records
+        stage = todo[0]
+        if not stage.spec.experiments:  # a report stage waiting for tuning elsewhere
+            return records
+        before = len(records)
+        records = run_sweep(
+            stage.spec,
+            out,
+            jobs=jobs,
+            device=device,
+            threads=threads,
+            max_runs=left,
+            checkpoint_dir=ckpt,
+            stop_file=stop_file,
+            on_record=on_record,
+            on_failure=on_failure,
+        )
+        if records.failures:
+            return records
+        if left is not None:
+            left -= len(records) - before
+            if left <= 0:
+                return records
+        if len(records) == before:  # nothing could run: do not spin
+            return records
