@@ -44,8 +44,9 @@ Reproducibility rules, kept by every generator:
 """
 
 from rnnlab.core.tasks.base import IGNORE_INDEX, TaskData, TaskKind
+from rnnlab.core.tasks.listops import listops_eval, listops_max_len
 from rnnlab.core.tasks.registry import describe, make_task, task_doc, task_names, task_options
-from rnnlab.core.tasks.synthetic import dyck_targets, listops_eval, listops_max_len
+from rnnlab.core.tasks.synthetic import dyck_targets
 from rnnlab.core.tasks.text import PYTHON_CORPUS_FILES, charlm_window_starts
 
 __all__ = [

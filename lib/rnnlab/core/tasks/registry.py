@@ -15,7 +15,8 @@ from rnnlab.core.tasks.base import (
 from rnnlab.core.tasks.capacity import memorize_generator
 from rnnlab.core.tasks.digits import digits_generator
 from rnnlab.core.tasks.heldout import charlm_stdlib_files_generator
-from rnnlab.core.tasks.synthetic import dyck_generator, listops_generator, majority_generator
+from rnnlab.core.tasks.listops import listops_generator
+from rnnlab.core.tasks.synthetic import dyck_generator, majority_generator
 from rnnlab.core.tasks.text import (
     charlm_english_generator,
     charlm_generator,
