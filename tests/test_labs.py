@@ -1,5 +1,6 @@
 """Labs as data: every profile's design is fair and matched, and the analysis is right."""
 
+import dataclasses
 import math
 
 import pytest
@@ -137,14 +138,14 @@ def test_a_design_option_changes_the_key_and_is_recorded():
     base = Experiment(
         task="majority", budget=3000, num_layers=2, n_train=10, n_val=5, n_test=5, lr_grid=(1e-3,)
     )
-    fixed = Experiment(**{**base.__dict__, "residual": True, "layer_norm": True})
+    fixed = dataclasses.replace(base, residual=True, layer_norm=True)
     assert fixed.key != base.key and fixed.cell_key != base.cell_key
     assert fixed.to_dict()["residual"] is True and "proj_size" not in fixed.to_dict()
     assert fixed.model_options["layer_norm"] is True
     with pytest.raises(ValueError, match="cell"):
-        Experiment(**{**base.__dict__, "cell": "rnn"})
+        dataclasses.replace(base, cell="rnn")
     with pytest.raises(ValueError, match="proj_size and proj_ratio"):
-        Experiment(**{**base.__dict__, "proj_size": 2, "proj_ratio": 0.5})
+        dataclasses.replace(base, proj_size=2, proj_ratio=0.5)
 
 
 @pytest.mark.parametrize("profile", LABS["lab-d"].profiles)
