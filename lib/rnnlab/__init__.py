@@ -60,4 +60,4 @@ The packages ``params``, ``stats``, ``analysis`` and ``exercises`` export their 
 names, so notebooks keep writing ``params.matched_width`` or ``stats.summarize``.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
