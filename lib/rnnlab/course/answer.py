@@ -436,11 +436,7 @@ def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -
 
 def splice(page: str, block: str) -> str:
     """Replace ``page``'s answer block (markers included) with ``block``."""
-    if BEGIN not in page or END not in page:
-        raise ValueError(f"the page must contain the markers {BEGIN!r} and {END!r}")
-    head, rest = page.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + block + tail
+    return findings.splice_between(page, block, BEGIN, END)
 
 
 def write(root: str | Path, results_dir: str | Path) -> list[Path]:

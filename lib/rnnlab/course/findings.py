@@ -303,13 +303,21 @@ def findings_markdown(results_dir: str | Path) -> str:
     return "\n".join(lines)
 
 
+def splice_between(page: str, block: str, begin: str, end: str, what: str = "the page") -> str:
+    """Replace the text of ``page`` from the marker ``begin`` to the marker ``end`` (both
+    included) with ``block``, which carries its own markers. ``what`` names the page in the
+    error raised when a marker is missing. Every generated block of the book (Findings, the
+    answer, the guide) is written back this way."""
+    if begin not in page or end not in page:
+        raise ValueError(f"{what} must contain the markers {begin!r} and {end!r}")
+    head, rest = page.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + block + tail
+
+
 def splice(page: str, block: str) -> str:
     """Replace the generated block of ``page`` with ``block``."""
-    if BEGIN not in page or END not in page:
-        raise ValueError(f"the findings page must contain the markers {BEGIN!r} and {END!r}")
-    head, rest = page.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + block + tail
+    return splice_between(page, block, BEGIN, END, "the findings page")
 
 
 def check_page(page_path: str | Path, results_dir: str | Path) -> list[str]:

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rnnlab.course.findings import splice_between
+
 BEGIN = "<!-- BEGIN GENERATED: chapter goals, python -m rnnlab findings --write -->"
 END = "<!-- END GENERATED: chapter goals -->"
 TIME_BEGIN = "<!-- BEGIN GENERATED: student working time, python -m rnnlab findings --write -->"
@@ -114,10 +116,7 @@ def time_table(root: str | Path) -> str:
 
 def splice(page: str, block: str, begin: str = BEGIN, end: str = END) -> str:
     """Replace ``page``'s block from ``begin`` to ``end`` (markers included) with ``block``."""
-    if begin not in page or end not in page:
-        raise ValueError(f"the guide must contain the markers {begin!r} and {end!r}")
-    head, rest = page.split(begin, 1)
-    return head + block + rest.split(end, 1)[1]
+    return splice_between(page, block, begin, end, "the guide")
 
 
 def generated(root: str | Path, page: str) -> str:
