@@ -294,6 +294,8 @@ def test_run_sweep_resumes_inside_a_run_from_its_checkpoint(tmp_path, monkeypatc
     real_save = train_mod.save_checkpoint
 
     def save_then_crash(path, state):
+        if state["step"] == 8:  # the interrupted attempt "took" 100 s more than it did
+            state = {**state, "elapsed_s": state["elapsed_s"] + 100.0}
         real_save(path, state)
         if state["step"] == 8:
             raise Crash
@@ -313,6 +315,8 @@ def test_run_sweep_resumes_inside_a_run_from_its_checkpoint(tmp_path, monkeypatc
     strip = [[{k: v for k, v in r.items() if k != "elapsed_s"} for r in rec["curves"]]
              for rec in (resumed, reference)]  # fmt: skip
     assert strip[0] == strip[1]
+    # the record's wall time counts the interrupted attempt, not only the last one
+    assert resumed["wall_time_s"] >= resumed["metrics"]["wall_time_s"] >= 100.0
 
 
 def _every_step(train):

@@ -144,6 +144,7 @@ def run_unit(
         for step, other in family_forks(experiment):
             path = fork_path(checkpoint_dir, other, role, seed, lr)
             forks.setdefault(step, []).append((path, other.train.replace(lr=float(lr))))
+    setup_s = time.perf_counter() - t0  # data and model, this attempt
     result = train_model(
         model,
         data,
@@ -170,7 +171,9 @@ def run_unit(
         device_label=device_name(dev),
         threads=torch.get_num_threads(),
         started_at=started,
-        wall_time_s=time.perf_counter() - t0,
+        # the training time counts the interrupted attempts too (train_model resumes its clock
+        # from the checkpoint), so a resumed run's wall time is not just its last attempt
+        wall_time_s=setup_s + result.wall_time_s,
         task_info={k: v for k, v in data.info.items() if _small_jsonable(v)},
     )
 
