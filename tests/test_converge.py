@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from rnnlab.core.config import TrainConfig
+from rnnlab.core.config import TrainConfig, own_wall_time_s
 from rnnlab.core.models import ModelConfig, build_model
 from rnnlab.core.tasks import make_task
 from rnnlab.core.tasks.heldout import file_part, heldout_sizes
@@ -123,6 +123,12 @@ def test_a_run_started_from_a_fork_equals_the_run_trained_alone(tmp_path):
     strip = [{k: v for k, v in c.items() if k != "elapsed_s"} for c in alone["curves"]]
     assert [{k: v for k, v in c.items() if k != "elapsed_s"} for c in branch["curves"]] == strip
     assert not list((tmp_path / "b").iterdir())  # the fork was consumed, the run cleaned up
+    # its record counts the fork's 15 steps in its clock; its own compute leaves them out
+    inherited = branch["metrics"]["forked_from"]["elapsed_s"]
+    assert inherited > 0
+    assert own_wall_time_s(branch) == pytest.approx(branch["wall_time_s"] - inherited)
+    assert own_wall_time_s(branch) < branch["wall_time_s"]
+    assert own_wall_time_s(alone) == alone["wall_time_s"]  # a run trained alone owns all of it
 
 
 def test_a_fork_for_another_rate_is_not_used(tmp_path):

@@ -135,3 +135,15 @@ class TrainResult:
         if d["forked_from"] is None:  # the record format of runs that were not forked
             d.pop("forked_from")
         return d
+
+
+def own_wall_time_s(record: dict) -> float:
+    """The compute one stored run paid itself, in seconds: its record's ``wall_time_s`` less the
+    training it inherited from a fork (``metrics.forked_from.elapsed_s``; see
+    :class:`TrainResult`). A run started from another run's fork counts that run's shared steps
+    in its own clock (so its curves' ``elapsed_s`` read as if it had trained alone); summing the
+    records' ``wall_time_s`` over a warmup-stable-decay family would count those steps twice.
+    Sum this instead wherever compute is totalled. Equal to ``wall_time_s`` for a run that was
+    not forked."""
+    forked = (record.get("metrics") or {}).get("forked_from") or {}
+    return float(record.get("wall_time_s", 0.0)) - float(forked.get("elapsed_s", 0.0))

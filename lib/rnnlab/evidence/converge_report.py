@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rnnlab.core.config import own_wall_time_s
 from rnnlab.evidence.analysis import fmt_ci
 from rnnlab.evidence.convergence_stats import FileEffect, judge_budgets, paired_file_effect
 from rnnlab.experiments import converge
@@ -101,11 +102,7 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
         for s in stages
         if s.kind == "report"
     )
-    spent = sum(
-        float(r.get("wall_time_s", 0.0))
-        - float((r["metrics"].get("forked_from") or {}).get("elapsed_s", 0.0))
-        for r in records
-    )
+    spent = sum(own_wall_time_s(r) for r in records)
     done = have == wanted and wanted > 0
     lines = [
         f"- **{'Final' if done else 'Provisional'}**: {have} of {wanted} reporting runs of the "

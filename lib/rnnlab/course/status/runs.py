@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from rnnlab.core.config import own_wall_time_s
+
 REQUIRED_KEYS = (
     "lab",
     "profile",
@@ -134,7 +136,7 @@ def summarize_runs(runs: Iterable[dict]) -> list[dict]:
         members = groups[key]
         starts = sorted(_parse_time(r["started_at"]) for r in members)
         first, last = starts[0].date().isoformat(), starts[-1].date().isoformat()
-        total = float(sum(float(r["wall_time_s"]) for r in members))
+        total = float(sum(own_wall_time_s(r) for r in members))
         rows.append(
             {
                 "file": key[0],

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from rnnlab.core.config import own_wall_time_s
 from rnnlab.course.status.runs import (
     format_duration,
     markdown_table,
@@ -87,7 +88,7 @@ def lab_time(
         profile=profile,
         runs=len(records),
         planned=spec.planned_runs(records),
-        compute_s=float(sum(r["wall_time_s"] for r in records)),
+        compute_s=float(sum(own_wall_time_s(r) for r in records)),
         wall_s=row["wall_seconds"] if row else None,
         jobs=row["jobs"] if row else None,
         measured=data["provenance"]["date"][:10] if row else None,

@@ -7,6 +7,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
+from rnnlab.core.config import own_wall_time_s
 from rnnlab.evidence import stats
 from rnnlab.evidence.analysis.cells import cell_name, cell_of, cell_sort_key, scores_by_cell, span
 from rnnlab.experiments.store import eval_records
@@ -187,7 +188,7 @@ def provenance(records: Sequence[dict]) -> dict:
         "runs": len(evals),
         "eval_runs": len(eval_records(evals)),
         "seeds": sorted({r["seed"] for r in eval_records(evals)}),
-        "total_wall_time_s": sum(r["wall_time_s"] for r in evals),
+        "total_wall_time_s": sum(own_wall_time_s(r) for r in evals),
     }
 
 

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments.converge.grid import (
     TASK,
     Design,
@@ -102,11 +103,7 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         out.append(
             StagePlan(st.kind, st.budget, st.steps, st.variants, len(units), done, cost / 3600)
         )
-    spent = sum(
-        float(r.get("wall_time_s", 0.0))
-        - float((r["metrics"].get("forked_from") or {}).get("elapsed_s", 0.0))
-        for r in records
-    )
+    spent = sum(own_wall_time_s(r) for r in records)
     ext = 0.0
     for b in d.budgets:
         for v in d.variants:
