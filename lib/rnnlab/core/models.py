@@ -40,7 +40,7 @@ Shapes (batch first):
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 import torch
 from torch import nn
@@ -370,23 +370,33 @@ def _count_at(width: int, probe: ModelConfig, proj_ratio: float | None) -> int:
     return ModelConfig(**{**probe.to_dict(), "hidden_size": width, "proj_size": proj}).param_count()
 
 
+class MatchDesign(TypedDict, total=False):
+    """The design options :func:`matched_config_for_task` passes on to :func:`matched_config`
+    (see there for their meaning and defaults)."""
+
+    dropout: float
+    tolerance: float
+    cell: str
+    proj_size: int
+    proj_ratio: float | None
+    residual: bool
+    layer_norm: bool
+    dropout_mode: str
+
+
 def matched_config_for_task(
     task,
     *,
     budget: int,
     num_layers: int,
     embedding_dim: int | None = 16,
-    dropout: float = 0.0,
-    tolerance: float = 0.02,
-    cell: str = "lstm",
-    proj_size: int = 0,
-    proj_ratio: float | None = None,
-    residual: bool = False,
-    layer_norm: bool = False,
-    dropout_mode: str = "between",
+    **design: Unpack[MatchDesign],
 ) -> tuple[ModelConfig, params.WidthMatch]:
     """:func:`matched_config` for a :class:`rnnlab.core.tasks.TaskData`: its kind, vocabulary (or
-    feature count) and number of classes; ``embedding_dim`` is used only for token inputs."""
+    feature count) and number of classes; ``embedding_dim`` is used only for token inputs. The
+    other keywords (``dropout``, ``tolerance``, ``cell``, ``proj_size``, ``proj_ratio``,
+    ``residual``, ``layer_norm``, ``dropout_mode``) are :func:`matched_config`'s, with its
+    defaults."""
     return matched_config(
         kind=task.kind,
         budget=budget,
@@ -395,14 +405,7 @@ def matched_config_for_task(
         vocab_size=task.vocab_size,
         embedding_dim=embedding_dim if task.vocab_size is not None else None,
         input_features=task.input_features,
-        dropout=dropout,
-        tolerance=tolerance,
-        cell=cell,
-        proj_size=proj_size,
-        proj_ratio=proj_ratio,
-        residual=residual,
-        layer_norm=layer_norm,
-        dropout_mode=dropout_mode,
+        **design,
     )
 
 
