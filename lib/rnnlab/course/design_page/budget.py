@@ -46,15 +46,9 @@ class MatchedDesign:
         """Forward FLOPs per token of the whole model (:func:`rnnlab.core.cost.model_forward_flops`:
         the embedding is a lookup, every other weight is one multiply-add, two FLOPs)."""
         c = self.config
+        design = {k: getattr(c, k) for k in ("mode", "proj_size", "residual", "layer_norm")}
         return cost.model_forward_flops(
-            c.lstm_input_size,
-            c.hidden_size,
-            c.num_layers,
-            c.num_classes,
-            mode=c.mode,
-            proj_size=c.proj_size,
-            residual=c.residual,
-            layer_norm=c.layer_norm,
+            c.lstm_input_size, c.hidden_size, c.num_layers, c.num_classes, **design
         )
 
 
