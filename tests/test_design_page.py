@@ -8,6 +8,12 @@ import re
 
 import pytest
 
+from rnnlab.core import cost, params
+from rnnlab.core.tasks.capacity import (
+    bits_per_parameter,
+    memorized_bits,
+    symmetric_information_bits,
+)
 from rnnlab.course import design_page, scale_page
 from rnnlab.evidence import analysis, scalemap
 from rnnlab.experiments import store
@@ -83,6 +89,138 @@ def test_step_plans_sum_per_task_and_group_per_stack() -> None:
     assert design_page.ms_per_step_by_stack(plan) == {"plain": [10.0], "projected": [50.0]}
     sentence = design_page.reference_plan_sentence(plan, "took x")
     assert "plain 10-10, projected 50-50" in sentence and sentence.endswith("took x.")
+
+
+def _lm_count(cell: str, vocab: int, emb: int, width: int, layers: int) -> int:
+    """A character LM's parameters from the closed forms: embedding, stack and head."""
+    count = params.gru_param_count if cell == "gru" else params.lstm_param_count
+    head = width * vocab + vocab
+    return params.embedding_param_count(vocab, emb) + count(emb, width, layers) + head
+
+
+def test_each_design_gets_the_width_whose_count_is_nearest_the_budget() -> None:
+    budget, vocab, emb = 36_000, 30, 8
+    fits = design_page.match_designs(
+        {"plain": {}, "GRU": {"cell": "gru"}},
+        budget=budget,
+        vocab_size=vocab,
+        embedding_dim=emb,
+        depths=(1, 3),
+    )
+    assert [(f.design, f.config.num_layers) for f in fits] == [
+        ("plain", 1), ("plain", 3), ("GRU", 1), ("GRU", 3)
+    ]  # fmt: skip
+    table = design_page.width_matching_table(fits)
+    assert _columns(table) == [6]
+    assert f"<caption>Character LM (vocabulary {vocab}, embedding {emb}), budget 36,000" in (
+        table.data
+    )
+    for fit in fits:
+        cell, h, layers = fit.config.cell, fit.config.hidden_size, fit.config.num_layers
+        count = _lm_count(cell, vocab, emb, h, layers)
+        assert fit.config.param_count() == fit.match.param_count == count
+        for w in (h - 1, h + 1):  # no neighbouring width comes nearer the budget
+            assert abs(count - budget) <= abs(_lm_count(cell, vocab, emb, w, layers) - budget)
+        row = (
+            f"<tr><td>{fit.design}</td><td>{layers}</td><td>{h}</td><td>-</td>"
+            f"<td>{count:,}</td><td>{(count - budget) / budget:+.2%}</td></tr>"
+        )
+        assert row in table.data
+    assert fits[1].config.hidden_size < fits[0].config.hidden_size  # depth costs width
+
+
+def test_a_projected_design_shows_its_projection() -> None:
+    fits = design_page.match_designs(
+        {"projected": {"proj_ratio": 0.5}}, budget=40_000, vocab_size=30, embedding_dim=8
+    )
+    table = design_page.width_matching_table(fits).data
+    for fit in fits:
+        assert 0 < fit.config.proj_size < fit.config.hidden_size
+        assert f"<td>{fit.config.hidden_size}</td><td>{fit.config.proj_size}</td>" in table
+    with pytest.raises(ValueError, match="at least one"):
+        design_page.width_matching_table([])
+
+
+def test_the_flops_table_counts_with_the_cost_model() -> None:
+    budget, vocab, emb = 50_000, 40, 16
+    fits = design_page.match_designs(
+        {"plain": {}}, budget=budget, vocab_size=vocab, embedding_dim=emb, depths=(1, 2, 4)
+    )
+    table = design_page.flops_table(fits)
+    assert _columns(table) == [8]
+    assert "<caption>Character LM at 50,000 parameters (plain stacks)</caption>" in table.data
+    one = cost.model_forward_flops(emb, fits[0].config.hidden_size, 1, vocab)
+    for fit in fits:
+        h, layers = fit.config.hidden_size, fit.config.num_layers
+        fwd = cost.model_forward_flops(emb, h, layers, vocab)
+        assert fit.forward_flops == fwd
+        p = _lm_count("lstm", vocab, emb, h, layers)
+        row = (
+            f"<tr><td>{layers}</td><td>{h}</td><td>{p:,}</td><td>{fwd:,}</td><td>{2 * p:,}</td>"
+            f"<td>{3 * fwd:,}</td><td>{6 * p:,}</td><td>{fwd / one:.3f}</td></tr>"
+        )
+        assert row in table.data
+    with pytest.raises(ValueError, match="one-layer"):
+        design_page.flops_table(fits[1:])
+    two = design_page.match_designs(
+        {"plain": {}, "GRU": {"cell": "gru"}}, budget=budget, vocab_size=vocab, embedding_dim=emb
+    )
+    with pytest.raises(ValueError, match="one design"):
+        design_page.flops_table(two)
+
+
+def test_forward_flops_count_the_design_options() -> None:
+    (fit,) = design_page.match_designs(
+        {"residual-ln": {"residual": True, "layer_norm": True}},
+        budget=20_000,
+        vocab_size=30,
+        embedding_dim=8,
+        depths=(3,),
+    )
+    h = fit.config.hidden_size
+    assert fit.forward_flops == cost.model_forward_flops(
+        8, h, 3, 30, residual=True, layer_norm=True
+    )
+    assert fit.forward_flops > cost.model_forward_flops(8, h, 3, 30)
+
+
+def test_the_memorization_table_and_ceiling_come_from_the_capacity_counts() -> None:
+    n, classes, budget = 1_000, 4, 400
+    table = design_page.memorization_table(
+        n_train=n, num_classes=classes, budget=budget, accuracies=(0.25, 0.7, 1.0)
+    )
+    assert _columns(table) == [4]
+    assert "<th>bits stored (n = 1,000)</th><th>bits per parameter (400 parameters)</th>" in (
+        table.data
+    )
+    for a in (0.25, 0.7, 1.0):
+        row = (
+            f"<tr><td>{a:.2f}</td><td>{symmetric_information_bits(a, classes):.3f}</td>"
+            f"<td>{memorized_bits(a, n, classes):,.0f}</td>"
+            f"<td>{bits_per_parameter(a, n, classes, budget):.2f}</td></tr>"
+        )
+        assert row in table.data
+    assert "<tr><td>0.25</td><td>0.000</td><td>0</td><td>0.00</td></tr>" in table.data  # chance
+    ceiling = n * math.log2(classes) / budget  # every label stored: 2 bits each
+    text = design_page.probe_ceiling_sentence(
+        n_train=n, num_classes=classes, budget=budget, steps=1_500, floor=1.0
+    )
+    assert f"store 1,000 labels of 4 classes: at most **{ceiling:.1f} bits per parameter**" in text
+    assert text.count("1,500 steps") == 2 and "floor of 1 bit per parameter" in text
+    binary = design_page.probe_ceiling_sentence(n_train=n, num_classes=2, budget=budget, steps=9)
+    assert "1,000 binary labels: at most **2.5 bits per parameter**" in binary
+
+
+def test_the_depth_eight_sentence_reads_the_budgets_of_the_profiles() -> None:
+    lab = get_lab("lab-d")
+    text = design_page.depth_eight_sentence(lab)
+    for profile in ("reference", "gpu"):
+        eight = {
+            e.budget
+            for e in lab.sweep(profile).experiments
+            if e.task == "charlm-english" and e.num_layers == 8
+        }
+        assert len(eight) == 1 and f"{eight.pop():,}" in text
 
 
 @pytest.fixture(scope="module")

@@ -388,6 +388,24 @@ def test_concept_question_rejects_a_non_answer(bad) -> None:
         exercises.check_split_answer(bad)
 
 
+def test_report_prediction_says_how_far_the_prediction_is_in_one_line(capsys) -> None:
+    close = exercises.report_prediction(
+        "check_x", 1.0, 0.989, tolerance=0.1, measured="what was measured", hint="look again"
+    )
+    assert close == exercises.PredictionReport(prediction=1.0, actual=0.989, tolerance=0.1)
+    assert capsys.readouterr().out == (
+        "check_x: what was measured | share 0.989, your prediction 1.000 (difference +0.011) | "
+        "close: well predicted\n"
+    )
+    far = exercises.report_prediction(
+        "check_x", 2.0, 1.25, tolerance=0.5, measured="m", hint="look again", note="limit 1.25"
+    )
+    assert not far.close and far.error == pytest.approx(0.75)
+    assert capsys.readouterr().out.endswith(
+        "(difference +0.750) | off by more than 0.50: look again; limit 1.25\n"
+    )
+
+
 def test_halving_prediction_counts_real_modules(capsys) -> None:
     import torch
 

@@ -10,12 +10,15 @@ the text column) or Markdown strings. Nothing here prints.
   :func:`step_plan_table`, :func:`step_plan_sentence`, :func:`depth_cost_summary`,
   :func:`ms_per_step_by_stack`, :func:`reference_plan_sentence`.
 - Designs: :func:`profiles_table`, :func:`design_table`.
+- What a budget buys: :func:`match_designs` (:class:`MatchedDesign`), :func:`width_matching_table`,
+  :func:`depth_eight_sentence`, :func:`memorization_table`, :func:`probe_ceiling_sentence`,
+  :func:`flops_table`.
 - Results: :func:`cell_mean`, :func:`claim_line`, :func:`verdict_tables`,
   :func:`cpu_findings`, :func:`reference_table`, :func:`reference_findings`,
   :func:`committed_sentence`.
 
-The code is in submodules by job: :mod:`.bench`, :mod:`.designs` and :mod:`.results`; this
-package re-exports their public names.
+The code is in submodules by job: :mod:`.bench`, :mod:`.designs`, :mod:`.budget` and
+:mod:`.results`; this package re-exports their public names.
 """
 
 from __future__ import annotations
@@ -28,6 +31,15 @@ from rnnlab.course.design_page.bench import (
     reference_plan_sentence,
     step_plan_sentence,
     step_plan_table,
+)
+from rnnlab.course.design_page.budget import (
+    MatchedDesign,
+    depth_eight_sentence,
+    flops_table,
+    match_designs,
+    memorization_table,
+    probe_ceiling_sentence,
+    width_matching_table,
 )
 from rnnlab.course.design_page.designs import (
     TASKS,
@@ -56,6 +68,13 @@ __all__ = [
     "TASKS",
     "profiles_table",
     "design_table",
+    "MatchedDesign",
+    "match_designs",
+    "width_matching_table",
+    "depth_eight_sentence",
+    "memorization_table",
+    "probe_ceiling_sentence",
+    "flops_table",
     "CellMean",
     "cell_mean",
     "claim_line",

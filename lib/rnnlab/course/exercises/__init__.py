@@ -13,7 +13,8 @@ message that says so. A value exercise (a prediction, a multiple-choice answer) 
 student edition's stub ``my_effect = ...`` raises :class:`NotAnswered`, whose message starts
 "not answered yet" and says what to write.
 
-Other chapters add checks by calling :func:`compare_cases` and :func:`report`:
+Other chapters add checks by calling :func:`compare_cases` and :func:`report` (a prediction:
+:func:`prediction_value`, then :func:`report_prediction`):
 
 >>> def double(x):
 ...     return 2 * x
@@ -37,6 +38,7 @@ from rnnlab.course.exercises.checking import (
     PredictionReport,
     compare_cases,
     report,
+    report_prediction,
 )
 from rnnlab.course.exercises.counting import (
     COUNT_CASES,
@@ -106,4 +108,5 @@ __all__ = [
     "check_stack_formula",
     "compare_cases",
     "report",
+    "report_prediction",
 ]

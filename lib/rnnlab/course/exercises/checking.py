@@ -1,5 +1,6 @@
 """The machinery every self-check shares: cases compared with a reference and reported in one
-line (:func:`compare_cases`, :func:`report`), predictions (:func:`prediction_value`),
+line (:func:`compare_cases`, :func:`report`), predictions (:func:`prediction_value`,
+:func:`report_prediction`),
 multiple-choice questions (:class:`MultipleChoice`), and the student edition's
 :data:`NOT_ANSWERED`."""
 
@@ -212,8 +213,8 @@ def report(check: CheckReport, *, raise_on_failure: bool = True) -> CheckReport:
 
 @dataclass(frozen=True)
 class PredictionReport:
-    """What :func:`check_halving_prediction` found: the prediction, the measured share and
-    whether the prediction was within ``tolerance`` of it."""
+    """What a prediction check found (:func:`report_prediction`): the prediction, the measured
+    value and whether the prediction was within ``tolerance`` of it."""
 
     prediction: float
     actual: float
@@ -242,6 +243,38 @@ def prediction_value(
             f"{check}: {what} is a number in ({low:g}, {high:g}] ({unit}), got {value!r}"
         )
     return value
+
+
+def report_prediction(
+    check: str,
+    prediction: float,
+    actual: float,
+    *,
+    tolerance: float,
+    measured: str,
+    hint: str,
+    note: str = "",
+) -> PredictionReport:
+    """Print how a predicted share compares with the measured one, in one line, and return the
+    :class:`PredictionReport`.
+
+    The line reads ``<check>: <measured> | share 0.989, your prediction 1.000 (difference
+    +0.011) | close: well predicted``; a prediction more than ``tolerance`` off reads ``off by
+    more than 0.10: <hint>`` instead, where ``hint`` says what to compare it with. ``note``
+    (when not empty) follows after ``; ``. A prediction is never wrong to make: this does not
+    raise (:func:`prediction_value` refuses what is not a prediction at all).
+    """
+    result = PredictionReport(prediction=prediction, actual=actual, tolerance=float(tolerance))
+    verdict = (
+        "close: well predicted"
+        if result.close
+        else f"off by more than {result.tolerance:.2f}: {hint}"
+    )
+    print(
+        f"{check}: {measured} | share {actual:.3f}, your prediction {prediction:.3f} "
+        f"(difference {result.error:+.3f}) | {verdict}" + (f"; {note}" if note else "")
+    )
+    return result
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from rnnlab.course.exercises.checking import (
     compare_cases,
     prediction_value,
     report,
+    report_prediction,
 )
 
 #: (input_size, hidden_size, num_layers) configurations tried by the counting checks: tiny and
@@ -157,20 +158,16 @@ def check_halving_prediction(
     half = max(1, hidden_size // 2)
     stack = sum(p.numel() for p in torch.nn.LSTM(input_size, half, num_layers).parameters())
     single = sum(p.numel() for p in torch.nn.LSTM(input_size, hidden_size).parameters())
-    actual = stack / single
-    result = PredictionReport(prediction=value, actual=actual, tolerance=float(tolerance))
-    verdict = (
-        "close: well predicted"
-        if result.close
-        else f"off by more than {tolerance:.2f}: compare with the limit (2L-1)/4"
+    return report_prediction(
+        "check_halving_prediction",
+        value,
+        stack / single,
+        tolerance=tolerance,
+        measured=f"{num_layers} layers at d={half}: {stack:,} parameters; "
+        f"1 layer at d={hidden_size}: {single:,}",
+        hint="compare with the limit (2L-1)/4",
+        note=f"(2L-1)/4 = {(2 * num_layers - 1) / 4:g}",
     )
-    print(
-        f"check_halving_prediction: {num_layers} layers at d={half}: {stack:,} parameters; "
-        f"1 layer at d={hidden_size}: {single:,} | share {actual:.3f}, your prediction "
-        f"{value:.3f} (difference {result.error:+.3f}) | {verdict}; "
-        f"(2L-1)/4 = {(2 * num_layers - 1) / 4:g}"
-    )
-    return result
 
 
 #: Chapter 1: why is the d^2 coefficient of an L-layer stack 4(2L-1)?

@@ -13,6 +13,7 @@ from rnnlab.course.exercises.checking import (
     compare_cases,
     prediction_value,
     report,
+    report_prediction,
 )
 
 #: The design chapter: why can a deeper stack be slower at the same FLOPs per token?
@@ -105,16 +106,12 @@ def check_flops_prediction(
             embedding_dim=embedding_dim,
         )  # fmt: skip
         flops[layers] = cost.model_forward_flops(embedding_dim, config.hidden_size, layers, vocab)
-    actual = flops[num_layers] / flops[1]
-    result = PredictionReport(prediction=value, actual=actual, tolerance=float(tolerance))
-    verdict = (
-        "close: well predicted"
-        if result.close
-        else f"off by more than {tolerance:.2f}: FLOPs follow the weights, not the layers"
+    return report_prediction(
+        "check_flops_prediction",
+        value,
+        flops[num_layers] / flops[1],
+        tolerance=tolerance,
+        measured=f"{budget:,} parameters, L={num_layers}: {flops[num_layers]:,} forward FLOPs "
+        f"per token; L=1: {flops[1]:,}",
+        hint="FLOPs follow the weights, not the layers",
     )
-    print(
-        f"check_flops_prediction: {budget:,} parameters, L={num_layers}: {flops[num_layers]:,} "
-        f"forward FLOPs per token; L=1: {flops[1]:,} | share {actual:.3f}, your prediction "
-        f"{value:.3f} (difference {result.error:+.3f}) | {verdict}"
-    )
-    return result

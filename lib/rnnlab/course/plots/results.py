@@ -19,6 +19,25 @@ from rnnlab.course.plots.style import (
 )
 
 
+def _panels(n: int, ncols: int, panel_size: tuple[float, float]) -> tuple[Figure, np.ndarray]:
+    """A figure for ``n`` panels in rows of at most ``ncols``, each ``panel_size`` inches wide and
+    high (plus room for a two-line title), and its axes in reading order, the spare ones of the
+    last row included (:func:`_finish_panels` hides them)."""
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows + 0.9), layout="constrained")
+    return fig, fig.subplots(nrows, ncols, squeeze=False).ravel()
+
+
+def _finish_panels(fig: Figure, spare: Sequence, title: str, source: str) -> Figure:
+    """Hide the ``spare`` panels, put ``title`` above the figure and ``source`` under it."""
+    for ax in spare:
+        ax.set_visible(False)
+    fig.suptitle(title, fontsize=10)
+    source_note(fig, source)
+    return fig
+
+
 def depth_comparison_figure(
     records: Sequence[dict],
     *,
@@ -40,10 +59,7 @@ def depth_comparison_figure(
     if not cells:
         raise ValueError("records must hold at least one eval run, got none")
     n = len(cells)
-    ncols = min(ncols, n)
-    nrows = -(-n // ncols)
-    fig = Figure(figsize=(panel_size[0] * ncols, panel_size[1] * nrows + 0.9), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    fig, axes = _panels(n, ncols, panel_size)
     rng = np.random.default_rng(0)
     for ax, cell in zip(axes, cells, strict=False):
         by_l = by_cell[cell]
@@ -63,11 +79,8 @@ def depth_comparison_figure(
         ax.set_ylabel(METRIC_LABELS.get(metric, metric), fontsize=8)
         ax.set_title(analysis.cell_name(cell), fontsize=9)
         ax.grid(alpha=0.3)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    fig.suptitle(title + "\n(points: seeds; squares and bars: mean and 95% CI)", fontsize=10)
-    source_note(fig, source)
-    return fig
+    title += "\n(points: seeds; squares and bars: mean and 95% CI)"
+    return _finish_panels(fig, axes[n:], title, source)
 
 
 def gap_vs_budget_figure(
@@ -230,10 +243,7 @@ def tuning_figure(
     if not by_cell:
         raise ValueError("rows must not be empty")
     n = len(by_cell)
-    ncols = min(ncols, n)
-    nrows = -(-n // ncols)
-    fig = Figure(figsize=(4.6 * ncols, 3.3 * nrows + 0.9), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    fig, axes = _panels(n, ncols, (4.6, 3.3))
     sign = -1.0 if metric == "bits_per_char" else 1.0
     for ax, (name, rs) in zip(axes, by_cell.items(), strict=False):
         for r in sorted(rs, key=lambda r: r["num_layers"]):
@@ -256,11 +266,8 @@ def tuning_figure(
         ax.set_title(name, fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    fig.suptitle(title + "\n(mean over the tuning seeds; circles: the chosen rate)", fontsize=10)
-    source_note(fig, source)
-    return fig
+    title += "\n(mean over the tuning seeds; circles: the chosen rate)"
+    return _finish_panels(fig, axes[n:], title, source)
 
 
 def group_score_figure(

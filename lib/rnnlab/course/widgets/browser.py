@@ -90,9 +90,13 @@ def explorer_page_html(
     rows of the matched-width table are ``tr[data-layers=n]`` with ``data-width``.
     """
     values = explorer_values(input_size, hidden_size, num_layers, budget, max_layers=max_layers)
+    return _page_html(values, max_layers=max_layers, max_size=max_size, uid=uid)
+
+
+def _page_html(v: ExplorerValues, *, max_layers: int, max_size: int, uid: str | None) -> str:
+    """:func:`explorer_page_html` of the explorer's values ``v`` (computed once by the caller)."""
     if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
         raise ValueError(f"max_size must be an integer >= 1, got {max_size!r}")
-    v = values
     uid = uid or f"rnnlab-explorer-{next(_UIDS)}-{v.input_size}-{v.hidden_size}"
     tied = v.budget_is_single_layer
     hidden_attr = "" if tied else " hidden"
@@ -225,7 +229,5 @@ def browser_explorer(
         browser_explorer(input_size=32, hidden_size=256, num_layers=2)
     """
     values = explorer_values(input_size, hidden_size, num_layers, budget, max_layers=max_layers)
-    page = explorer_page_html(
-        input_size, hidden_size, num_layers, budget, max_layers=max_layers, max_size=max_size
-    )
+    page = _page_html(values, max_layers=max_layers, max_size=max_size, uid=None)
     return BrowserExplorer(page, values)

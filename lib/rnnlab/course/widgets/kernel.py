@@ -88,33 +88,22 @@ class ParameterExplorer:
         self.max_layers = max_layers
         style = {"description_width": "initial"}
         layout = w.Layout(width="32em")
-        self.input_size = w.IntSlider(
-            value=input_size,
-            min=1,
-            max=max(1024, input_size),
-            description="input size m",
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
-        self.hidden_size = w.IntSlider(
-            value=hidden_size,
-            min=1,
-            max=max(1024, hidden_size),
-            description="width d",
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
-        self.num_layers = w.IntSlider(
-            value=num_layers,
-            min=1,
-            max=max_layers,
-            description="layers L",
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
+
+        def slider(description: str, value: int, top: int) -> Any:
+            """A slider from 1 to ``top`` that updates when released, not while dragged."""
+            return w.IntSlider(
+                value=value,
+                min=1,
+                max=top,
+                description=description,
+                continuous_update=False,
+                style=style,
+                layout=layout,
+            )
+
+        self.input_size = slider("input size m", input_size, max(1024, input_size))
+        self.hidden_size = slider("width d", hidden_size, max(1024, hidden_size))
+        self.num_layers = slider("layers L", num_layers, max_layers)
         self.tie_budget = w.Checkbox(
             value=budget is None, description="budget = one layer of width d"
         )
