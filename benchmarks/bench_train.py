@@ -129,7 +129,7 @@ def lab_times(skip_smoke: bool) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for name in LABS:
                 t0 = time.perf_counter()
-                run_lab(name, profile="smoke", out=Path(tmp) / f"{name}.jsonl", jobs=1)
+                run_lab(name, profile="smoke", out=Path(tmp) / f"{name}.jsonl")
                 print(f"   smoke  {name}: {time.perf_counter() - t0:6.1f} s (target <= 20 s)")
     for name in LABS:
         for profile in ("cpu", "reference", "gpu"):

@@ -282,6 +282,7 @@ def test_bad_schedules(kwargs, match):
 def test_run_sweep_resumes_inside_a_run_from_its_checkpoint(tmp_path, monkeypatch):
     from rnnlab.experiments.experiment import run_id
     from rnnlab.experiments.labs import get_lab
+    from rnnlab.experiments.options import RunOptions
     from rnnlab.experiments.sweep import SweepSpec, run_sweep
 
     full = get_lab("lab-c").sweep("smoke", (0,))
@@ -302,13 +303,13 @@ def test_run_sweep_resumes_inside_a_run_from_its_checkpoint(tmp_path, monkeypatc
 
     monkeypatch.setattr(train_mod, "save_checkpoint", save_then_crash)
     monkeypatch.setattr(train_mod, "train_model", _every_step(train_mod.train_model))
-    crashed = run_sweep(spec, tmp_path / "out.jsonl", checkpoint_dir=ckdir)
+    crashed = run_sweep(spec, tmp_path / "out.jsonl", options=RunOptions(checkpoint_dir=ckdir))
     assert len(crashed) == 0 and len(crashed.failures) == 1  # recorded as failed, not a result
     expected = ckdir / f"{run_id(exp, 'eval', 0, exp.lr_grid[0])}.pt"
     assert [p.name for p in ckdir.iterdir()] == [expected.name]
     assert torch.load(expected, weights_only=True)["step"] == 8
     monkeypatch.setattr(train_mod, "save_checkpoint", real_save)
-    resumed = run_sweep(spec, tmp_path / "out.jsonl", checkpoint_dir=ckdir)[0]
+    resumed = run_sweep(spec, tmp_path / "out.jsonl", options=RunOptions(checkpoint_dir=ckdir))[0]
     assert not expected.exists()
     for key in ("val", "test", "test_by_group", "best_step", "steps"):
         assert resumed["metrics"][key] == reference["metrics"][key]

@@ -27,6 +27,7 @@ from rnnlab.experiments.experiment import (
     fork_step,
     with_length,
 )
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.resolution import resolution, seeds_for_resolution
 from rnnlab.experiments.store import load_results
 from rnnlab.experiments.unit import run_unit
@@ -187,9 +188,9 @@ def test_smoke_design_runs_resumes_and_plans(tmp_path, capsys):
     from rnnlab.__main__ import main
 
     out = tmp_path / "c.jsonl"
-    part = converge.run_converge("smoke", out, jobs=1, max_runs=5)
+    part = converge.run_converge("smoke", out, options=RunOptions(max_runs=5))
     assert len(part) == 5
-    records = converge.run_converge("smoke", out, jobs=1)
+    records = converge.run_converge("smoke", out, options=RunOptions())
     ids = [r["run_id"] for r in records]
     assert len(ids) == len(set(ids))
     d = converge.design("smoke")
@@ -271,7 +272,7 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     empty = converge_report.report_lines("reference", [])
     assert empty[0].startswith("- **Provisional**: 0 of 80 reporting runs")
     assert any("nothing is measured at convergence" in line for line in empty)
-    records = converge.run_converge("smoke", tmp_path / "c.jsonl", jobs=1)
+    records = converge.run_converge("smoke", tmp_path / "c.jsonl", options=RunOptions())
     lines = converge_report.report_lines("smoke", records)
     assert lines[0].startswith("- **Final**")
     cells = converge_report.results("smoke", records)

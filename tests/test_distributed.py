@@ -16,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 
 from rnnlab.__main__ import main  # noqa: E402
 from rnnlab.experiments.labs import get_lab  # noqa: E402
+from rnnlab.experiments.options import RunOptions  # noqa: E402
 from rnnlab.experiments.store import load_results  # noqa: E402
 from rnnlab.experiments.sweep import SweepSpec, run_sweep  # noqa: E402
 
@@ -38,8 +39,10 @@ def tuned_spec() -> SweepSpec:
 
 def test_dask_gives_the_same_runs_and_numbers_as_local_processes(tmp_path, cluster):
     spec = tuned_spec()
-    local = run_sweep(spec, tmp_path / "local.jsonl", jobs=2)
-    dask = run_sweep(spec, tmp_path / "dask.jsonl", scheduler=cluster.scheduler_address)
+    local = run_sweep(spec, tmp_path / "local.jsonl", options=RunOptions(jobs=2))
+    dask = run_sweep(
+        spec, tmp_path / "dask.jsonl", options=RunOptions(scheduler=cluster.scheduler_address)
+    )
     assert len(dask) == spec.n_runs() == 12 and not dask.failures  # 2 x (2 rates x 2 seeds + 2)
     by_id = {r["run_id"]: r for r in local}
     assert set(by_id) == {r["run_id"] for r in dask}

@@ -12,6 +12,7 @@ from rnnlab.__main__ import main
 from rnnlab.evidence import scalemap
 from rnnlab.experiments import scale, scale_plan
 from rnnlab.experiments.experiment import TUNE_SEEDS
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.store import load_results
 from rnnlab.experiments.sweep import SweepSpec, pending_units, run_sweep
 from rnnlab.experiments.tuning import cells_of, choose_lr
@@ -124,8 +125,8 @@ def test_bad_input_names_the_parameter(fake_budgets, tmp_path):
         scale.sweep_spec("reference", seeds=(-1,))
     with pytest.raises(ValueError, match="seeds must be"):
         scale.sweep_spec("reference", seeds=())
-    with pytest.raises(ValueError, match="jobs must be"):
-        scale.run_scale("smoke", tmp_path / "x.jsonl", jobs=0)
+    with pytest.raises(ValueError, match="--jobs must be an integer >= 1, got 0"):
+        scale.run_scale("smoke", tmp_path / "x.jsonl", options=RunOptions(jobs=0))
     e = scale.scale_experiments("smoke")[0]
     with pytest.raises(ValueError, match="seconds_per_step"):
         scale.run_seconds(e, 0.0, 0.0)
@@ -250,7 +251,7 @@ def test_plan_counts_runs_core_hours_done_and_names_remaining(tmp_path, monkeypa
 
     # really run four runs, then plan again with their records
     out = tmp_path / "scale.jsonl"
-    records = run_sweep(spec, out, max_runs=4)
+    records = run_sweep(spec, out, options=RunOptions(max_runs=4))
     half = scale_plan.plan(spec, records, timings=timings, file=io.StringIO())
     assert half["done_runs"] == 4 and half["remaining_runs"] == empty["runs"] - 4
     assert spec.planned_runs(records) == half["runs"]  # the count the CLI's progress lines use
@@ -337,7 +338,7 @@ def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     as the uninterrupted run did (the same metrics and curves, on the CPU)."""
     import rnnlab.core.train as train_mod
 
-    reference = scale.run_scale("smoke", tmp_path / "ref.jsonl", jobs=1, max_runs=1)[0]
+    reference = scale.run_scale("smoke", tmp_path / "ref.jsonl", options=RunOptions(max_runs=1))[0]
     out = tmp_path / "out.jsonl"
     ckdir = scale.default_checkpoint_dir(out)
     real_train, real_save = train_mod.train_model, train_mod.save_checkpoint
@@ -352,7 +353,8 @@ def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
 
     monkeypatch.setattr(train_mod, "train_model", every_step)
     monkeypatch.setattr(train_mod, "save_checkpoint", save_then_die)
-    died = scale.run_scale("smoke", out, jobs=1)  # every run that can start dies at step 8
+    one = RunOptions()  # one run at a time, in this process
+    died = scale.run_scale("smoke", out, options=one)  # every run that can start dies at step 8
     assert len(died) == 0 and len(died.failures) >= 1
     saved = {p.stem: p for p in ckdir.iterdir() if p.suffix == ".pt"}
     assert set(saved) == {f["run_id"] for f in died.failures} and reference["run_id"] in saved
@@ -366,7 +368,7 @@ def test_a_killed_scale_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
         return state
 
     monkeypatch.setattr(train_mod, "load_checkpoint", load_and_note)
-    resumed = scale.run_scale("smoke", out, jobs=1, max_runs=1)[0]
+    resumed = scale.run_scale("smoke", out, options=RunOptions(max_runs=1))[0]
     assert loaded == [8]  # it went on from step 8, it did not start over
     assert resumed["run_id"] == reference["run_id"] and not saved[resumed["run_id"]].exists()
     for key in ("val", "test", "best_step", "steps"):
@@ -387,9 +389,9 @@ def test_a_drain_file_stops_new_runs_and_keeps_the_runs_in_flight(tmp_path):
     def drain_now(rec: dict) -> None:
         drain.touch()
 
-    recs = scale.run_scale("smoke", out, jobs=1, on_record=drain_now)
+    recs = scale.run_scale("smoke", out, options=RunOptions(), on_record=drain_now)
     assert len(recs) == 1 and not drain.exists()
-    recs = scale.run_scale("smoke", out, jobs=2, on_record=drain_now)
+    recs = scale.run_scale("smoke", out, options=RunOptions(jobs=2), on_record=drain_now)
     assert len(recs) == 1 + 2  # both runs in flight when the file appeared were kept
     assert not drain.exists()
     assert len({r["run_id"] for r in recs}) == 3
@@ -426,7 +428,7 @@ def test_transfer_control_runs_the_check_cell_at_the_transferred_rates(tmp_path,
     assert not {e.key for e in spec.experiments} & {e.key for e in scale.scale_experiments("smoke")}
     # the results file names its --transfer-control runs apart: the map's file refuses them
     with pytest.raises(Exception, match="scale-transfer"):
-        scale.run_transfer_control("smoke", out, results=out, jobs=1)
+        scale.run_transfer_control("smoke", out, results=out, options=RunOptions())
     assert main(["run-scale", "--profile", "smoke", "--transfer-control", "--jobs", "1",
                  "--results", str(out), "--out", str(ctrl_out)]) == 0  # fmt: skip
     assert "scale-transfer smoke" in capsys.readouterr().out

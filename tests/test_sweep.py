@@ -13,6 +13,7 @@ import pytest
 
 from rnnlab.experiments.experiment import TUNE_SEEDS
 from rnnlab.experiments.labs import get_lab
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.store import ResultsFileError, load_results
 from rnnlab.experiments.sweep import SweepSpec, run_sweep, shard
 
@@ -63,7 +64,7 @@ def test_completeness_counts_only_the_designs_reporting_runs():
 def test_resume_after_partial_run_loses_and_repeats_nothing(tmp_path):
     spec = small_spec(n_exp=2, seeds=(0, 1, 2))
     out = tmp_path / "r.jsonl"
-    first = run_sweep(spec, out, max_runs=2)
+    first = run_sweep(spec, out, options=RunOptions(max_runs=2))
     assert len(load_results(out)) == 2
     before = out.read_text().splitlines()
     done = run_sweep(spec, out)
@@ -147,7 +148,7 @@ def test_results_of_another_lab_are_refused(tmp_path):
 
 def test_two_processes_write_every_run_once(tmp_path):
     spec = small_spec(n_exp=2, seeds=(0, 1))
-    recs = run_sweep(spec, tmp_path / "r.jsonl", jobs=2)
+    recs = run_sweep(spec, tmp_path / "r.jsonl", options=RunOptions(jobs=2))
     ids = [r["run_id"] for r in recs]
     assert len(ids) == len(set(ids)) == spec.n_runs()
     assert all(r["threads"] == 1 for r in recs)
@@ -160,7 +161,9 @@ def test_worker_processes_record_the_commit_the_sweep_started_with(tmp_path, mon
 
     monkeypatch.delenv("RNNLAB_GIT_COMMIT", raising=False)
     monkeypatch.setattr(runner_module, "git_commit", lambda: "commit-at-start")
-    recs = run_sweep(small_spec(n_exp=1, seeds=(0, 1)), tmp_path / "r.jsonl", jobs=2)
+    recs = run_sweep(
+        small_spec(n_exp=1, seeds=(0, 1)), tmp_path / "r.jsonl", options=RunOptions(jobs=2)
+    )
     assert {r["git_commit"] for r in recs} == {"commit-at-start"}
     assert "RNNLAB_GIT_COMMIT" not in os.environ
 
@@ -276,7 +279,7 @@ def test_a_failing_run_is_recorded_and_the_others_go_on(tmp_path, jobs):
 
     spec = _with_bad_experiment(small_spec(n_exp=1, seeds=(0, 1)))
     out = tmp_path / "r.jsonl"
-    recs = run_sweep(spec, out, jobs=jobs)
+    recs = run_sweep(spec, out, options=RunOptions(jobs=jobs))
     assert len(recs) == 2 and len(load_results(out)) == len(eval_records(recs)) == 2
     assert len(recs.failures) == 2
     bad_key = spec.experiments[0].key

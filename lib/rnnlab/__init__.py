@@ -28,6 +28,7 @@ The map, one job per module:
   :mod:`~rnnlab.experiments.experiment` an experiment and a run's id;
   :mod:`~rnnlab.experiments.unit` one run (train, evaluate, record);
   :mod:`~rnnlab.experiments.tuning` learning-rate grids and the chosen rate;
+  :mod:`~rnnlab.experiments.options` the run options every runner takes (jobs, device, Dask);
   :mod:`~rnnlab.experiments.sweep` the sweep spec and loop (resume, failures);
   :mod:`~rnnlab.experiments.runner` the executors (inline, process pool, Dask) behind one seam,
   with :mod:`~rnnlab.experiments.distributed` (the Dask client);

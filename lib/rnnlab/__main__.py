@@ -13,6 +13,7 @@ Examples::
     python -m rnnlab reproduce --profile reference    # the labs that define it (hours; resumes)
     python -m rnnlab plan scale --profile reference   # the scale map's runs and core-hours
     python -m rnnlab run-scale --profile reference --jobs 2   # run (or resume) the scale map
+    python -m rnnlab run-converge --profile reference --jobs 2  # run (or resume) convergence
 
 A run that is interrupted (Ctrl-C, a Colab disconnect) resumes when the same command is run
 again: finished runs are read back from ``--out`` and skipped. Several ``run`` processes may
@@ -38,6 +39,7 @@ from pathlib import Path
 from rnnlab.evidence import analysis
 from rnnlab.experiments.distributed import SchedulerLost, SchedulerUnavailable, scheduler_address
 from rnnlab.experiments.labs import LABS, get_lab, run_lab
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.profiles import resolve_profile
 from rnnlab.experiments.store import (
     ResultsFileUnwritable,
@@ -68,36 +70,39 @@ def cmd_labs(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_options(args: argparse.Namespace, **given: object) -> RunOptions:
+    """The run options of a command, built once from its parsed arguments: ``--jobs``,
+    ``--device``, ``--threads``, ``--scheduler`` (else ``$DASK_SCHEDULER_ADDRESS``),
+    ``--checkpoint-dir`` and ``--max-runs``, as far as the command has them; ``given`` adds the
+    ones a command decides itself (a drain file). A bad value is a ValueError naming the option
+    (exit status 2)."""
+    values = vars(args)
+    fields = {
+        name: values[name]
+        for name in ("jobs", "device", "threads", "checkpoint_dir", "max_runs")
+        if values.get(name) is not None
+    }
+    if "scheduler" in values:  # only the commands that offer --scheduler read the environment
+        fields["scheduler"] = scheduler_address(values["scheduler"])
+    return RunOptions(**fields, **given)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     prof = resolve_profile(args.profile)
     if args.text:
         from rnnlab.experiments.owntext import default_out, run_lab_on_text
 
         out = Path(args.out) if args.out else default_out(args.lab, args.text, prof.name)
-        records = run_lab_on_text(
-            args.lab,
-            args.text,
-            profile=prof.name,
-            out=out,
-            seeds=args.seeds,
-            shard_text=args.shard,
-            jobs=args.jobs,
-            device=args.device,
-            threads=args.threads,
-            scheduler=scheduler_address(args.scheduler),
-        )
-        return _failed_status(records, out)
-    out = Path(args.out or f"runs/{args.lab}-{prof.name}.jsonl")
-    records = run_lab(  # checks --out, --device, --jobs before any training
-        args.lab,
+        run = functools.partial(run_lab_on_text, args.lab, args.text)
+    else:
+        out = Path(args.out or f"runs/{args.lab}-{prof.name}.jsonl")
+        run = functools.partial(run_lab, args.lab)
+    records = run(  # checks --out, --device, --jobs before any training
         profile=prof.name,
         out=out,
         seeds=args.seeds,
         shard_text=args.shard,
-        jobs=args.jobs,
-        device=args.device,
-        threads=args.threads,
-        scheduler=scheduler_address(args.scheduler),
+        options=run_options(args),
     )
     return _failed_status(records, out)
 
@@ -195,7 +200,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for name in labs:
         out = results_dir() / f"{name}-{prof.name}.jsonl"
         ResultsStore(out).check_writable()
-        records = run_lab(name, profile=prof.name, out=out, jobs=args.jobs, device=args.device)
+        records = run_lab(name, profile=prof.name, out=out, options=run_options(args))
         status = max(status, _failed_status(records, out))
     return status
 
@@ -244,31 +249,33 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_run_converge(args: argparse.Namespace) -> int:
     from rnnlab.experiments import converge, scale
-    from rnnlab.experiments.console import check_run_options, console_log
+    from rnnlab.experiments.console import run_console
 
     out = Path(args.out) if args.out else converge.default_out(args.profile)
-    check_run_options(out, device=args.device, jobs=args.jobs, threads=args.threads)
-    records = load_results(out) if out.exists() else []
     drain = scale.default_drain_file(out)
-    print(f"converge {args.profile}: {len(records)} runs already in {out}", flush=True)
-    print(f"to stop after the runs in progress (nothing lost): touch {drain}", flush=True)
-    if args.profile == "smoke":
-        print("note: the smoke profile checks code paths only; its numbers are not evidence.")
-    total = converge.planned_runs(converge.design(args.profile), records)
-    log, log_failure = console_log(total, len(records))
-    records = converge.run_converge(
-        args.profile,
-        out,
-        jobs=args.jobs,
-        device=args.device,
-        threads=args.threads,
-        max_runs=args.max_runs,
-        stop_file=drain,
-        on_record=log,
-        on_failure=log_failure,
-    )
-    drain.unlink(missing_ok=True)
-    print(f"converge {args.profile}: {len(records)} runs in {out}")
+
+    def header(total: int, already: int) -> str:
+        lines = [
+            f"converge {args.profile}: {already} runs already in {out}",
+            f"to stop after the runs in progress (nothing lost): touch {drain}",
+        ]
+        if args.profile == "smoke":
+            lines.append(
+                "note: the smoke profile checks code paths only; its numbers are not evidence."
+            )
+        return "\n".join(lines)
+
+    try:
+        records = run_console(
+            out,
+            name=f"converge {args.profile}",
+            header=header,
+            planned_runs=functools.partial(converge.planned_runs, converge.design(args.profile)),
+            run=functools.partial(converge.run_converge, args.profile),
+            options=run_options(args, stop_file=drain),
+        )
+    finally:
+        drain.unlink(missing_ok=True)
     return _failed_status(records, out)
 
 
@@ -290,7 +297,8 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else scale.default_out(args.profile)
         spec = scale.sweep_spec(args.profile, seeds)
         run = scale.run_scale
-    ckpt = Path(args.checkpoint_dir) if args.checkpoint_dir else scale.default_checkpoint_dir(out)
+    options = run_options(args)
+    ckpt = options.checkpoint_dir or scale.default_checkpoint_dir(out)  # run_scale's default
     name = f"{spec.lab} {args.profile}"
 
     def header(total: int, already: int) -> str:
@@ -308,16 +316,12 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     records = run_console(
-        spec,
         out,
         name=name,
         header=header,
+        planned_runs=spec.planned_runs,
         run=functools.partial(run, args.profile, seeds=seeds),
-        jobs=args.jobs,
-        checkpoint_dir=ckpt,
-        device=args.device,
-        threads=args.threads,
-        max_runs=args.max_runs,
+        options=options,
     )
     return _failed_status(records, out)
 
@@ -452,6 +456,12 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--threads", type=int, help="torch threads per process")
     rc.add_argument("--max-runs", type=int, help="stop after this many new runs")
     rc.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
+    rc.add_argument(
+        "--scheduler",
+        help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
+        "(default: $DASK_SCHEDULER_ADDRESS; unset: local processes); the workers write the "
+        "checkpoints and forks to <out>.ckpt, so they must share that folder",
+    )
     rc.set_defaults(func=cmd_run_converge)
     return p
 

@@ -1,5 +1,6 @@
 """The console side of a sweep: progress lines, seed parsing, option checks, and
-:func:`run_console`, the runner every command shares (``run``, ``run --text``, ``run-scale``)."""
+:func:`run_console`, the runner every command shares (``run``, ``run --text``, ``run-scale``,
+``run-converge``)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from rnnlab.experiments import sweep
+from rnnlab.experiments.options import RunOptions, check_device
 from rnnlab.experiments.store import ResultsStore, failed_path, load_results
 from rnnlab.experiments.sweep import SweepRecords, SweepSpec
 
@@ -82,76 +84,50 @@ def parse_seeds(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
     return seeds
 
 
-def check_run_options(
-    out: str | Path,
-    *,
-    device: str | None = None,
-    jobs: int = 1,
-    threads: int | None = None,
-    scheduler: str | None = None,
-) -> None:
-    """Refuse, before any training, what would make every run of a sweep fail: an ``out`` that
-    is a folder, not writable, or not a results file (:meth:`ResultsStore.check_writable`); a
-    ``device`` (or ``$RNNLAB_DEVICE``) that is not a device here; ``jobs`` or ``threads`` below
-    1. With a Dask ``scheduler`` the device is only parsed: the workers may have a GPU that this
-    machine lacks. Raises ValueError or :class:`rnnlab.experiments.store.ResultsFileUnwritable`."""
-    import torch
-
+def check_run_options(out: str | Path, options: RunOptions) -> None:
+    """Refuse, before any training, what would make every run of a sweep fail here: an ``out``
+    that is a folder, not writable, or not a results file
+    (:meth:`ResultsStore.check_writable`), or a device (``options.device``, else
+    ``$RNNLAB_DEVICE``) that is not a device of this machine. With a Dask ``scheduler`` the
+    device is only parsed: the workers may have a GPU that this machine lacks. The options' own
+    values are checked when they are made (:class:`RunOptions`). Raises ValueError or
+    :class:`rnnlab.experiments.store.ResultsFileUnwritable`."""
     from rnnlab.core.device import select_device
 
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
-        raise ValueError(f"--threads must be an integer >= 1, got {threads!r}")
-    if scheduler is None:
-        select_device(device)
+    if options.scheduler is None:
+        select_device(options.device)
     else:
-        choice = device or os.environ.get("RNNLAB_DEVICE") or "auto"
-        try:
-            if choice != "auto":
-                torch.device(choice)
-        except RuntimeError:
-            raise ValueError(
-                f"device must be 'auto', 'cpu', 'cuda[:i]' or 'mps', got {choice!r}"
-            ) from None
+        check_device(options.device or os.environ.get("RNNLAB_DEVICE") or "auto")
     ResultsStore(out).check_writable()
 
 
 def run_console(
-    spec: SweepSpec,
     out: str | Path,
     *,
     name: str,
     header: Callable[[int, int], str],
-    run: Callable[..., SweepRecords] | None = None,
-    **sweep_options: Any,
+    planned_runs: Callable[[Sequence[dict]], int],
+    run: Callable[..., SweepRecords],
+    options: RunOptions,
 ) -> SweepRecords:
-    """The console runner every command shares (``run``, ``run --text``): check the options
-    (:func:`check_run_options`) before any training, print ``header(total_runs, already_done)``,
-    run :func:`run_sweep` with a :func:`progress_line` per finished run and a ``FAILED`` line per
-    failed run, then one summary line, and one more naming ``<out>.failed`` if runs failed.
-
-    ``sweep_options`` go to :func:`run_sweep`, or to ``run(out, on_record=..., on_failure=...,
-    **sweep_options)`` when given (a design's own runner, e.g.
-    :func:`rnnlab.experiments.scale.run_scale`). The caller turns ``.failures`` into its exit
-    status (non-zero when any run failed)."""
+    """The console runner every command shares (``run``, ``run --text``, ``run-scale``,
+    ``run-converge``): check the options (:func:`check_run_options`) before any training, print
+    ``header(total_runs, already_done)`` (``total_runs`` is ``planned_runs`` of the records in
+    ``out``), call ``run(out, options=options, on_record=..., on_failure=...)`` (e.g.
+    :func:`rnnlab.experiments.sweep.run_sweep` of a spec, or a design's own runner such as
+    :func:`rnnlab.experiments.scale.run_scale`) with a :func:`progress_line` per finished run and
+    a ``FAILED`` line per failed run, then print one summary line, and one more naming
+    ``<out>.failed`` if runs failed. The caller turns ``.failures`` into its exit status
+    (non-zero when any run failed)."""
     from rnnlab.core.paths import shown_path
 
-    check_run_options(
-        out,
-        device=sweep_options.get("device"),
-        jobs=sweep_options.get("jobs", 1),
-        threads=sweep_options.get("threads"),
-        scheduler=sweep_options.get("scheduler"),
-    )
+    check_run_options(out, options)
     done = load_results(out)
-    total = spec.planned_runs(done)
+    total = planned_runs(done)
     print(header(total, len(done)), flush=True)
     log, log_failure = console_log(total, already=len(done))
     t0 = time.perf_counter()
-    if run is None:
-        run = functools.partial(sweep.run_sweep, spec)  # looked up now: tests replace it
-    records = run(out, on_record=log, on_failure=log_failure, **sweep_options)
+    records = run(out, options=options, on_record=log, on_failure=log_failure)
     print(
         f"{name}: {len(records)} runs in {shown_path(out)} ({time.perf_counter() - t0:.0f} s)",
         flush=True,
@@ -163,6 +139,28 @@ def run_console(
             flush=True,
         )
     return records
+
+
+def run_spec_console(
+    spec: SweepSpec,
+    out: str | Path,
+    *,
+    header: Callable[[int, int], str],
+    options: RunOptions | None = None,
+    progress: bool | None = None,
+) -> SweepRecords:
+    """:func:`run_console` of one sweep spec: :func:`rnnlab.experiments.sweep.run_sweep` of
+    ``spec`` with ``options`` (default ``RunOptions()``: one run at a time, in this process) and
+    a progress bar per run when ``progress`` is true, named after its lab."""
+    return run_console(
+        out,
+        name=spec.lab,
+        header=header,
+        planned_runs=spec.planned_runs,
+        # run_sweep is looked up now, not at import: tests replace it
+        run=functools.partial(sweep.run_sweep, spec, progress=progress),
+        options=options if options is not None else RunOptions(),
+    )
 
 
 def print_flush(*args: Any) -> None:

@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rnnlab.core.paths import shown_path
-from rnnlab.experiments.console import parse_seeds, run_console
+from rnnlab.experiments.console import parse_seeds, run_spec_console
 from rnnlab.experiments.lab import Lab
 from rnnlab.experiments.lab_a import LAB_A
 from rnnlab.experiments.lab_b import LAB_B
 from rnnlab.experiments.lab_c import LAB_C
 from rnnlab.experiments.lab_d import LAB_D
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.profiles import PROFILES, resolve_profile
 from rnnlab.experiments.store import eval_records, load_results
 from rnnlab.experiments.sweep import SweepRecords, SweepSpec, shard
@@ -76,60 +77,65 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return i - 1, n
 
 
+def shard_spec(spec: SweepSpec, shard_text: str | None) -> SweepSpec:
+    """``spec`` cut to the ``--shard`` slice ``shard_text`` (``"i/n"``: the i-th of n slices of
+    its experiments; ``None``: all of them)."""
+    part = parse_shard(shard_text)
+    if part is None:
+        return spec
+    return SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
+
+
+def lab_spec(
+    name: str, profile: str | None, seeds: str | None = None, shard_text: str | None = None
+) -> SweepSpec:
+    """The runs of lab ``name`` in ``profile`` (``None``: :func:`resolve_profile`'s choice): its
+    sweep at ``seeds`` (``--seeds``: a count or a list; ``None``: the profile's seeds), cut to
+    the ``--shard`` slice ``shard_text`` (:func:`shard_spec`)."""
+    lab = get_lab(name)
+    prof = resolve_profile(profile)
+    return shard_spec(lab.sweep(prof.name, parse_seeds(seeds, prof.seeds)), shard_text)
+
+
 def run_lab(
     name: str,
     *,
     profile: str | None,
-    out: Path,
+    out: str | Path,
     seeds: str | None = None,
     shard_text: str | None = None,
-    jobs: int = 1,
-    device: str | None = None,
-    threads: int | None = None,
+    options: RunOptions | None = None,
     progress: bool | None = None,
-    scheduler: str | None = None,
 ) -> SweepRecords:
     """Run (or resume) lab ``name`` in ``profile``, writing every finished run to ``out``.
 
     ``seeds`` is a count (``"5"``: seeds 0..4) or a list (``"0,3"``); ``shard_text`` is
     ``"i/n"`` to run the i-th of n slices of the experiments (merge the files afterwards with
     ``python -m rnnlab merge``, or point every shard at the same ``out``: writes are locked).
-    ``scheduler`` (``"tcp://host:8786"``) runs the runs on a Dask cluster instead of ``jobs``
-    local processes (see :mod:`rnnlab.experiments.distributed`). Prints one line per finished run
-    and one
-    per failed run; returns every record in ``out`` (a list) whose ``.failures`` lists the runs
-    that raised (also in ``<out>.failed``; a rerun retries them).
+    ``options`` (:class:`rnnlab.experiments.options.RunOptions`; default: one run at a time in
+    this process) say where the runs train: ``RunOptions(jobs=2)`` in two processes,
+    ``RunOptions(scheduler="tcp://host:8786")`` on a Dask cluster (see
+    :mod:`rnnlab.experiments.distributed`). ``progress`` shows a progress bar per run. Prints one
+    line per finished run and one per failed run; returns every record in ``out`` (a list) whose
+    ``.failures`` lists the runs that raised (also in ``<out>.failed``; a rerun retries them).
     """
-    lab = get_lab(name)
-    prof = resolve_profile(profile)
-    spec = lab.sweep(prof.name, parse_seeds(seeds, prof.seeds))
-    part = parse_shard(shard_text)
-    if part is not None:
-        spec = SweepSpec(spec.lab, spec.profile, tuple(shard(spec.experiments, *part)), spec.seeds)
+    spec = lab_spec(name, profile, seeds, shard_text)
+    prof = resolve_profile(spec.profile)
+    out = Path(out)
 
     def header(total: int, already: int) -> str:
         text = (
-            f"{lab.name}: profile {prof.name} ({prof.target}); {len(spec.experiments)} "
+            f"{spec.lab}: profile {prof.name} ({prof.target}); {len(spec.experiments)} "
             f"experiments, {len(spec.seeds)} seeds, {total} runs; {already} already in "
             f"{shown_path(out)}"
         )
         if not prof.evidence:
             text += "\nnote: the smoke profile checks code paths only; its numbers are not evidence"
         if prof.name == "colab":
-            text += "\n" + colab_estimate(lab.name).describe()
+            text += "\n" + colab_estimate(spec.lab).describe()
         return text
 
-    return run_console(
-        spec,
-        out,
-        name=lab.name,
-        header=header,
-        jobs=jobs,
-        device=device,
-        threads=threads,
-        progress=progress,
-        scheduler=scheduler,
-    )
+    return run_spec_console(spec, out, header=header, options=options, progress=progress)
 
 
 @dataclass(frozen=True)

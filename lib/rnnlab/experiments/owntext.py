@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rnnlab.core.paths import shown_path
-from rnnlab.experiments.console import parse_seeds, run_console
+from rnnlab.experiments.console import run_spec_console
 from rnnlab.experiments.experiment import Experiment
-from rnnlab.experiments.sweep import SweepRecords, SweepSpec, shard
+from rnnlab.experiments.labs import lab_spec, shard_spec
+from rnnlab.experiments.options import RunOptions
+from rnnlab.experiments.sweep import SweepRecords, SweepSpec
 
 #: Warn when more than this share of the text's characters become the ``<rare>`` symbol.
 RARE_WARNING_SHARE = 0.02
@@ -160,29 +162,22 @@ def run_lab_on_text(
     path: str | Path,
     *,
     profile: str | None,
-    out: Path | None = None,
+    out: str | Path | None = None,
     seeds: str | None = None,
     shard_text: str | None = None,
-    jobs: int = 1,
-    device: str | None = None,
-    threads: int | None = None,
+    options: RunOptions | None = None,
     progress: bool | None = None,
-    scheduler: str | None = None,
 ) -> SweepRecords:
     """Run (or resume) lab ``name``'s character-LM design on the text file ``path``; like
-    :func:`rnnlab.experiments.labs.run_lab` (the same console runner,
-    :func:`rnnlab.experiments.console.run_console`),
-    with checkpoints in ``<out>.ckpt/``. Only ``lab-b`` has one. The text is checked first
+    :func:`rnnlab.experiments.labs.run_lab` (the same run list, options and console runner,
+    :func:`rnnlab.experiments.console.run_console`), with checkpoints in ``<out>.ckpt/`` unless
+    ``options.checkpoint_dir`` says otherwise. Only ``lab-b`` has one. The text is checked first
     (:func:`check_text`); the returned list's ``.failures`` lists the runs that raised."""
     from rnnlab.core.tasks.text import read_text_file
-    from rnnlab.experiments.labs import get_lab, parse_shard
-    from rnnlab.experiments.profiles import resolve_profile
 
     if name != "lab-b":
         raise ValueError(f"--text runs Lab B's character-LM design; use lab-b, got {name!r}")
-    lab = get_lab(name)
-    prof = resolve_profile(profile)
-    base = lab.sweep(prof.name, parse_seeds(seeds, prof.seeds))
+    base = lab_spec(name, profile, seeds)
     text, info = read_text_file(path)
     lm = [e for e in base.experiments if e.task.startswith("charlm-")]
     report = check_text(text, lm, path)  # before any run (and before fitting budgets)
@@ -193,33 +188,23 @@ def run_lab_on_text(
             f"{RARE_WARNING_SHARE:.0%}); the model cannot tell those characters apart",
             flush=True,
         )
-    experiments = lab_b_on_text(base.experiments, path)
-    part = parse_shard(shard_text)
-    if part is not None:
-        experiments = tuple(shard(experiments, *part))
-    spec = SweepSpec(base.lab, base.profile, experiments, base.seeds)
-    out = Path(out) if out is not None else default_out(name, path, prof.name)
-    cut = {e.n_train for e in experiments} - {e.n_train for e in base.experiments}
+    moved = SweepSpec(base.lab, base.profile, lab_b_on_text(base.experiments, path), base.seeds)
+    spec = shard_spec(moved, shard_text)
+    out = Path(out) if out is not None else default_out(name, path, base.profile)
+    cut = {e.n_train for e in spec.experiments} - {e.n_train for e in base.experiments}
 
     def header(total: int, already: int) -> str:
         lines = [
-            f"{lab.name} on {shown_path(info['path'])} ({info['size_bytes']:,} bytes, sha256 "
-            f"{info['sha256'][:16]}...): profile {prof.name}; {len(experiments)} experiments, "
-            f"{len(spec.seeds)} seeds, {total} runs; {already} already in {shown_path(out)}",
+            f"{spec.lab} on {shown_path(info['path'])} ({info['size_bytes']:,} bytes, sha256 "
+            f"{info['sha256'][:16]}...): profile {spec.profile}; {len(spec.experiments)} "
+            f"experiments, {len(spec.seeds)} seeds, {total} runs; {already} already in "
+            f"{shown_path(out)}",
         ]
         if cut:
             lines.append(f"note: the text is short, so n_train is lowered to {sorted(cut)} windows")
         return "\n".join(lines)
 
-    return run_console(
-        spec,
-        out,
-        name=lab.name,
-        header=header,
-        jobs=jobs,
-        device=device,
-        threads=threads,
-        progress=progress,
-        scheduler=scheduler,
-        checkpoint_dir=out.parent / f"{out.name}.ckpt",
-    )
+    options = options if options is not None else RunOptions()
+    if options.checkpoint_dir is None:
+        options = dataclasses.replace(options, checkpoint_dir=out.parent / f"{out.name}.ckpt")
+    return run_spec_console(spec, out, header=header, options=options, progress=progress)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rnnlab.experiments.experiment import run_id
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.unit import git_commit
 
 Unit = tuple  # (experiment, role, seed, lr)
@@ -172,23 +173,23 @@ class Dask:
 def executor(
     run: Callable[..., dict],
     kwargs: dict,
+    options: RunOptions,
     *,
-    jobs: int,
-    scheduler: str | None,
     out: str | Path,
     progress: bool | None = None,
 ) -> Iterator[Executor]:
-    """The executor for ``jobs`` and ``scheduler`` (see the module docstring), started; it is
-    shut down when the block ends. ``kwargs`` go to every call of ``run``."""
-    if scheduler is not None:
+    """The executor for ``options.jobs`` and ``options.scheduler`` (see the module docstring),
+    started; it is shut down when the block ends. ``kwargs`` go to every call of ``run``;
+    ``progress`` shows a bar per run (in this process only)."""
+    if options.scheduler is not None:
         from rnnlab.experiments.distributed import dask_client
 
-        with dask_client(scheduler) as client:
-            yield Dask(run, kwargs, client, scheduler, out)
-    elif jobs == 1:
+        with dask_client(options.scheduler) as client:
+            yield Dask(run, kwargs, client, options.scheduler, out)
+    elif options.jobs == 1:
         yield Inline(run, kwargs, progress)
     else:
-        with ProcessPool(run, kwargs, jobs).started() as pool:
+        with ProcessPool(run, kwargs, options.jobs).started() as pool:
             yield pool
 
 

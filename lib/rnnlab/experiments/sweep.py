@@ -44,6 +44,7 @@ from typing import Any
 
 from rnnlab.experiments import runner
 from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, run_id
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.store import ResultsFileError, ResultsStore, eval_records, failure_record
 from rnnlab.experiments.tuning import cell_grid, cells_of, choose_lr
 from rnnlab.experiments.unit import run_unit
@@ -204,22 +205,18 @@ def run_sweep(
     spec: SweepSpec,
     out: str | Path,
     *,
-    jobs: int = 1,
-    device: str | None = None,
-    threads: int | None = None,
+    options: RunOptions | None = None,
     progress: bool | None = None,
     on_record: Callable[[dict], None] | None = None,
     on_failure: Callable[[dict], None] | None = None,
-    max_runs: int | None = None,
-    scheduler: str | None = None,
-    checkpoint_dir: str | Path | None = None,
-    stop_file: str | Path | None = None,
 ) -> SweepRecords:
     """Run every missing run of ``spec``, appending each finished one to ``out``.
 
-    Where the runs execute:
+    ``options`` (:class:`rnnlab.experiments.options.RunOptions`, default ``RunOptions()``) say
+    where the runs execute:
 
-    * ``jobs == 1`` (and no ``scheduler``): one after the other in this process;
+    * ``jobs == 1`` (and no ``scheduler``): one after the other in this process, with a progress
+      bar per run when ``progress`` is true;
     * ``jobs > 1``: a pool of that many processes (each with ``threads`` torch threads, default
       1);
     * ``scheduler="tcp://host:port"``: as Dask tasks on that cluster (``jobs`` is then ignored;
@@ -232,15 +229,16 @@ def run_sweep(
     as soon as their experiment's tuning runs are in. Rerunning after an interruption resumes:
     finished runs are skipped, none is repeated.
 
-    A run that raises is recorded in ``<out>.failed`` with its error and traceback (never as a
-    result), reported through ``on_failure``, not retried within this sweep, and retried by the
-    next one. The returned :class:`SweepRecords` lists every record of ``out`` and, in
-    ``.failures``, this sweep's failures. ``max_runs`` stops after that many new runs (used by
-    the tests to simulate an interruption). ``checkpoint_dir`` (e.g. ``f"{out}.ckpt"``) makes each
-    run save checkpoints there every few minutes, so a killed sweep also resumes *inside* the run
-    in progress.
+    Each finished run is reported through ``on_record``. A run that raises is recorded in
+    ``<out>.failed`` with its error and traceback (never as a result), reported through
+    ``on_failure``, not retried within this sweep, and retried by the next one. The returned
+    :class:`SweepRecords` lists every record of ``out`` and, in ``.failures``, this sweep's
+    failures. ``options.max_runs`` stops after that many new runs (used by the tests to simulate
+    an interruption). ``options.checkpoint_dir`` (e.g. ``f"{out}.ckpt"``) makes each run save
+    checkpoints there every few minutes, so a killed sweep also resumes *inside* the run in
+    progress.
 
-    ``stop_file`` drains the sweep: once that file exists, no new run starts, the runs in
+    ``options.stop_file`` drains the sweep: once that file exists, no new run starts, the runs in
     progress finish and are recorded, and the sweep returns (the file is left for the caller to
     remove). Use it to end a sitting without throwing away the compute of the runs in flight.
     """
@@ -253,9 +251,8 @@ def run_sweep(
                 f"{out}:{i}: holds a run of lab {r['lab']!r} profile {r['profile']!r}, "
                 f"but this sweep is lab {spec.lab!r} profile {spec.profile!r}; use another --out"
             )
-    if jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
-    threads = threads or (1 if jobs > 1 or scheduler else None)
+    options = options if options is not None else RunOptions()
+    threads = options.threads or (1 if options.jobs > 1 or options.scheduler else None)
     new = 0
     failed: dict[str, dict] = {}
 
@@ -288,9 +285,9 @@ def run_sweep(
             on_failure(rec)
 
     def budget_left() -> bool:
-        if stop_file is not None and Path(stop_file).exists():
+        if options.stop_file is not None and options.stop_file.exists():
             return False
-        return max_runs is None or new < max_runs
+        return options.max_runs is None or new < options.max_runs
 
     def todo() -> list[tuple[Experiment, str, int, float]]:
         return [u for u in pending_units(spec, records) if run_id(*u) not in failed]
@@ -302,13 +299,11 @@ def run_sweep(
     kwargs = dict(
         lab=spec.lab,
         profile=spec.profile,
-        device=device,
+        device=options.device,
         threads=threads,
-        checkpoint_dir=checkpoint_dir,
+        checkpoint_dir=options.checkpoint_dir,
     )
-    with runner.executor(
-        run_unit, kwargs, jobs=jobs, scheduler=scheduler, out=out, progress=progress
-    ) as ex:
+    with runner.executor(run_unit, kwargs, options, out=out, progress=progress) as ex:
         # Keep up to ``ex.slots`` runs in flight (``None``: every pending run); record each as
         # it completes, then look again for runs that can start (tuning -> evaluation).
         running: dict[Any, tuple] = {}

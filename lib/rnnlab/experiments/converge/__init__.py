@@ -85,6 +85,7 @@ from rnnlab.experiments.converge.grid import (
     tuning_experiments,
 )
 from rnnlab.experiments.converge.staging import (
+    DEFAULT_OPTIONS,
     Stage,
     converged,
     default_out,
@@ -107,6 +108,7 @@ __all__ = [
     "candidates",
     "chosen",
     "tuning_experiments",
+    "DEFAULT_OPTIONS",
     "Stage",
     "converged",
     "lengths_needed",

@@ -3,6 +3,7 @@ needs, which runs are due next, and :func:`run_converge`, which runs them stage 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +17,13 @@ from rnnlab.experiments.converge.grid import (
     tuning_experiments,
 )
 from rnnlab.experiments.experiment import TUNE_SEEDS
-from rnnlab.experiments.sweep import SweepSpec, run_sweep
+from rnnlab.experiments.options import RunOptions
+from rnnlab.experiments.sweep import SweepRecords, SweepSpec, run_sweep
 from rnnlab.experiments.tuning import cell_grid, cells_of
+
+#: The options of :func:`run_converge` when none are given: two processes (``run-converge``'s
+#: ``--jobs`` default), checkpoints and forks in ``<out>.ckpt``.
+DEFAULT_OPTIONS = RunOptions(jobs=2)
 
 
 @dataclass(frozen=True)
@@ -126,28 +132,30 @@ def run_converge(
     profile: str,
     out: str | Path,
     *,
-    jobs: int = 2,
-    checkpoint_dir: str | Path | None = None,
-    device: str | None = None,
-    threads: int | None = None,
-    max_runs: int | None = None,
-    stop_file: str | Path | None = None,
+    options: RunOptions | None = None,
     on_record: Callable[[dict], None] | None = None,
     on_failure: Callable[[dict], None] | None = None,
-) -> list[dict]:
-    """Run (or resume) ``profile``'s design into ``out``, stage after stage, until done, a run
-    fails, ``max_runs`` new runs have finished or ``stop_file`` exists. Returns the records;
-    ``.failures`` of the last sweep are on the returned list."""
+) -> SweepRecords:
+    """Run (or resume) ``profile``'s design into ``out``, stage after stage (each a
+    :func:`rnnlab.experiments.sweep.run_sweep` with ``options``, default
+    :data:`DEFAULT_OPTIONS`; a Dask ``options.scheduler`` included), until done, a run fails,
+    ``options.max_runs`` new runs have finished or ``options.stop_file`` exists. Checkpoints and
+    forks go to ``options.checkpoint_dir`` (default ``<out>.ckpt``; on a Dask cluster the workers
+    write them there, so they must share that folder for the forks to be used). Returns the
+    records; ``.failures`` lists the failed runs of the last sweep."""
     from rnnlab.experiments.store import load_results
 
     d = design(profile)
     out = Path(out)
-    ckpt = Path(checkpoint_dir) if checkpoint_dir else out.with_name(out.name + ".ckpt")
-    left = max_runs
-    records = load_results(out) if out.exists() else []
+    options = options if options is not None else DEFAULT_OPTIONS
+    if options.checkpoint_dir is None:
+        options = dataclasses.replace(options, checkpoint_dir=out.with_name(out.name + ".ckpt"))
+    left = options.max_runs
+    stop_file = options.stop_file
+    records = SweepRecords(load_results(out) if out.exists() else [])
     while True:
         todo = [s for s in stages(d, records) if not stage_done(s, records)]
-        if not todo or (stop_file is not None and Path(stop_file).exists()):
+        if not todo or (stop_file is not None and stop_file.exists()):
             return records
         stage = todo[0]
         if not stage.spec.experiments:  # a report stage waiting for tuning elsewhere
@@ -156,12 +164,7 @@ def run_converge(
         records = run_sweep(
             stage.spec,
             out,
-            jobs=jobs,
-            device=device,
-            threads=threads,
-            max_runs=left,
-            checkpoint_dir=ckpt,
-            stop_file=stop_file,
+            options=dataclasses.replace(options, max_runs=left),
             on_record=on_record,
             on_failure=on_failure,
         )

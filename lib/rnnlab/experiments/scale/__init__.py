@@ -115,6 +115,7 @@ The code is in submodules by job: :mod:`.grid` (the design), :mod:`.timings` (wh
 from __future__ import annotations
 
 from rnnlab.experiments.scale.files import (
+    DEFAULT_OPTIONS,
     default_checkpoint_dir,
     default_drain_file,
     default_out,
@@ -152,6 +153,7 @@ from rnnlab.experiments.scale.transfer import (
 
 __all__ = [
     "CONTROL_LAB",
+    "DEFAULT_OPTIONS",
     "MAX_TRANSFER_GRID_STEPS",
     "SCALE_PROFILES",
     "TASK",

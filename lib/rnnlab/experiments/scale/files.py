@@ -5,7 +5,14 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.scale.grid import design
+
+#: The options of :func:`rnnlab.experiments.scale.run_scale` and
+#: :func:`rnnlab.experiments.scale.run_transfer_control` when none are given, and of the command
+#: :func:`run_command` prints: two processes (``run-scale``'s ``--jobs`` default); checkpoints in
+#: ``<out>.ckpt`` (:func:`default_checkpoint_dir`).
+DEFAULT_OPTIONS = RunOptions(jobs=2)
 
 
 def default_out(profile: str) -> Path:
@@ -33,9 +40,15 @@ def default_drain_file(out: str | Path) -> Path:
     return out.with_name(out.name + ".drain")
 
 
-def run_command(profile: str, out: str | Path, jobs: int = 2) -> str:
-    """The command that runs (or resumes) ``profile`` into ``out``."""
+def run_command(profile: str, out: str | Path, options: RunOptions = DEFAULT_OPTIONS) -> str:
+    """The command that runs (or resumes) ``profile`` into ``out`` with ``options`` (its
+    ``--jobs``, and its ``--device`` and ``--threads`` when set)."""
+    flags = [f"--jobs {options.jobs}"]
+    if options.device is not None:
+        flags.append(f"--device {shlex.quote(options.device)}")
+    if options.threads is not None:
+        flags.append(f"--threads {options.threads}")
     return (
-        f"python -m rnnlab run-scale --profile {shlex.quote(profile)} --jobs {jobs} "
+        f"python -m rnnlab run-scale --profile {shlex.quote(profile)} {' '.join(flags)} "
         f"--out {shlex.quote(str(out))}"
     )
