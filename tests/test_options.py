@@ -63,7 +63,9 @@ def test_the_command_line_builds_the_options_once_from_its_arguments(monkeypatch
         jobs=3, threads=2, device="cpu", scheduler="tcp://head:8786"
     )  # --scheduler unset: $DASK_SCHEDULER_ADDRESS
     args = parser.parse_args(["run-scale", "--max-runs", "4", "--checkpoint-dir", str(tmp_path)])
-    assert run_options(args) == RunOptions(jobs=2, max_runs=4, checkpoint_dir=tmp_path)  # no Dask
+    assert run_options(args) == RunOptions(
+        jobs=2, max_runs=4, checkpoint_dir=tmp_path, scheduler="tcp://head:8786"
+    )
     args = parser.parse_args(["run-converge", "--scheduler", "tcp://other:1"])
     assert run_options(args, stop_file=tmp_path / "d").scheduler == "tcp://other:1"
     args = parser.parse_args(["reproduce", "--jobs", "0"])
@@ -112,6 +114,38 @@ def test_run_converge_with_an_unreachable_scheduler_is_one_line_and_exit_2(
     assert line.startswith("error: ") and f"cannot reach the Dask scheduler at {addr}" in line
     assert not any(row.startswith("[") for row in captured.out.splitlines())  # no run recorded
     assert out.read_text() == "" and not Path(f"{out}.drain").exists()  # no run, no drain file
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "lab-c", "--profile", "smoke"],
+        ["run-scale", "--profile", "smoke"],
+        ["run-scale", "--profile", "smoke", "--transfer-control"],
+        CONVERGE,
+        ["reproduce", "--profile", "smoke", "--labs", "lab-c"],
+    ],
+)
+def test_every_training_command_honours_scheduler(command, monkeypatch):
+    """Every command that trains offers --scheduler (else $DASK_SCHEDULER_ADDRESS), through the
+    same parser helper, into the one options bundle."""
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    args = build_parser().parse_args([*command, "--scheduler", "tcp://h:1"])
+    assert run_options(args).scheduler == "tcp://h:1"
+    assert run_options(build_parser().parse_args(command)).scheduler is None
+
+
+def test_run_scale_with_an_unreachable_scheduler_is_one_line_and_exit_2(
+    tmp_path, capsys, monkeypatch
+):
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("RNNLAB_DASK_TIMEOUT", "1")
+    addr = "tcp://127.0.0.1:9"
+    out = tmp_path / "s.jsonl"
+    assert main(["run-scale", "--profile", "smoke", "--out", str(out), "--scheduler", addr]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: ") and f"cannot reach the Dask scheduler at {addr}" in line
+    assert out.read_text() == ""  # no run recorded
 
 
 def test_run_converge_exits_nonzero_when_a_run_fails(tmp_path, capsys, monkeypatch):

@@ -358,6 +358,35 @@ def lower_priority(niceness: int) -> None:
             pass
 
 
+def add_run_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    jobs: int,
+    max_runs: bool = False,
+    shared_folder: str | None = None,
+) -> None:
+    """The options every command that trains shares (read back by :func:`run_options`):
+    ``--jobs`` (default ``jobs``), ``--device``, ``--threads``, ``--scheduler``, ``--nice`` and,
+    with ``max_runs``, ``--max-runs``. ``shared_folder`` names what the Dask workers write, so
+    they must share it."""
+    parser.add_argument("--jobs", type=int, default=jobs, help="parallel processes (1 thread each)")
+    parser.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
+    parser.add_argument("--threads", type=int, help="torch threads per process")
+    if max_runs:
+        parser.add_argument("--max-runs", type=int, help="stop after this many new runs")
+    parser.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
+    shared = (
+        f"; the workers write {shared_folder}, so they must share that folder"
+        if shared_folder
+        else ""
+    )
+    parser.add_argument(
+        "--scheduler",
+        help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
+        f"(default: $DASK_SCHEDULER_ADDRESS; unset: local processes){shared}",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rnnlab", description=__doc__.split("\n")[0])
     p.set_defaults(func=cmd_status)  # no command: the status
@@ -372,15 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="results file (JSON Lines); default runs/LAB-PROFILE.jsonl")
     r.add_argument("--seeds", help="a count (5 = seeds 0..4) or a list (0,1,2)")
     r.add_argument("--shard", help="i/n: run only the i-th of n slices of the experiments")
-    r.add_argument("--jobs", type=int, default=1, help="parallel processes (1 thread each)")
-    r.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
-    r.add_argument("--threads", type=int, help="torch threads per process")
-    r.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
-    r.add_argument(
-        "--scheduler",
-        help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
-        "(default: $DASK_SCHEDULER_ADDRESS; unset: local processes)",
-    )
+    add_run_arguments(r, jobs=1)
     r.add_argument("--text", help="lab-b only: run its character-LM design on this UTF-8 file")
     r.set_defaults(func=cmd_run)
     s = sub.add_parser("summarize", help="means, 95%% CIs and verdicts of results files")
@@ -399,9 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="run every lab into data/results/ (resumes)")
     rp.add_argument("--profile", help="default: $RNNLAB_PROFILE, else by device")
     rp.add_argument("--labs", nargs="*", choices=sorted(LABS))
-    rp.add_argument("--jobs", type=int, default=2)
-    rp.add_argument("--device")
-    rp.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
+    add_run_arguments(rp, jobs=2)
     rp.set_defaults(func=cmd_reproduce)
     f = sub.add_parser(
         "findings",
@@ -427,12 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     rs.add_argument("--out", help="results file (default: as for plan scale)")
     rs.add_argument("--checkpoint-dir", help="per-run checkpoints (default: <out>.ckpt)")
-    rs.add_argument("--jobs", type=int, default=2, help="parallel processes (1 thread each)")
     rs.add_argument("--seeds", help="reporting seeds: a count (5) or a list (0,1,2)")
-    rs.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
-    rs.add_argument("--threads", type=int, help="torch threads per process")
-    rs.add_argument("--max-runs", type=int, help="stop after this many new runs")
-    rs.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
+    add_run_arguments(rs, jobs=2, max_runs=True, shared_folder="<out>.ckpt")
     rs.add_argument(
         "--transfer-control",
         action="store_true",
@@ -451,17 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rc.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     rc.add_argument("--out", help="results file (default data/results/converge/PROFILE.jsonl)")
-    rc.add_argument("--jobs", type=int, default=2, help="parallel processes (1 thread each)")
-    rc.add_argument("--device", help="auto, cpu, cuda, mps (default: auto / $RNNLAB_DEVICE)")
-    rc.add_argument("--threads", type=int, help="torch threads per process")
-    rc.add_argument("--max-runs", type=int, help="stop after this many new runs")
-    rc.add_argument("--nice", type=int, default=0, help="lower this run's CPU priority (0-19)")
-    rc.add_argument(
-        "--scheduler",
-        help="run on a Dask cluster: the scheduler's address, e.g. tcp://head:8786 "
-        "(default: $DASK_SCHEDULER_ADDRESS; unset: local processes); the workers write the "
-        "checkpoints and forks to <out>.ckpt, so they must share that folder",
-    )
+    add_run_arguments(rc, jobs=2, max_runs=True, shared_folder="<out>.ckpt (checkpoints and forks)")
     rc.set_defaults(func=cmd_run_converge)
     return p
 
