@@ -61,6 +61,39 @@ def test_the_pinned_ref_resolves_in_this_repository() -> None:
         assert _git(ROOT, "rev-parse", f"v{version}^{{commit}}") == _git(ROOT, "rev-parse", ref)
 
 
+def changed_since(
+    root: Path, ref: str, paths: tuple[str, ...] = ("lib", "pyproject.toml")
+) -> list[str]:
+    """The files under ``paths`` whose content in the working tree of ``root`` differs from
+    ``ref`` (tracked files only; what ``pip install`` of a clone at ``ref`` would install)."""
+    out = _git(root, "diff", "--name-only", ref, "--", *paths)
+    return out.splitlines()
+
+
+def test_colab_installs_the_library_the_notebooks_are_tested_with() -> None:
+    """On Colab every notebook's first cell installs the library at ``rnnlab.pinned_ref``, while
+    nbval, the book and every other test run the notebooks against ``lib/`` here. The two must be
+    the same code, or a notebook that passes here calls a function Colab's copy lacks (the
+    failure of every first cell that the pin once caused). If this fails, the library changed
+    after the last release: run ``make release VERSION=x.y.z``."""
+    _url, ref = colab.read_pins(ROOT / "_config.yml")
+    changed = changed_since(ROOT, ref)
+    assert not changed, (
+        f"lib/ or pyproject.toml changed since the pinned release {ref[:12]} "
+        f"({len(changed)} files, e.g. {changed[:3]}): Colab would run these notebooks against "
+        "the old library; run `make release VERSION=x.y.z`"
+    )
+
+
+def test_the_library_check_notices_a_change(clone: Path) -> None:
+    """The check above can fail: one changed line of the library in a clone is found."""
+    _url, ref = colab.read_pins(clone / "_config.yml")
+    assert changed_since(clone, ref) == []
+    init = clone / "lib" / "rnnlab" / "__init__.py"
+    init.write_text(init.read_text() + "\n# changed after the release\n")
+    assert changed_since(clone, ref) == ["lib/rnnlab/__init__.py"]
+
+
 @pytest.fixture
 def clone(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
