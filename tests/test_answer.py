@@ -84,3 +84,28 @@ def test_lab_summaries_state_their_own_result():
 def test_splice_needs_markers():
     with pytest.raises(ValueError, match="markers"):
         answer.splice("no markers", "x")
+
+
+def test_closes_appears_only_with_an_equivalence(scale_map):
+    """The answer says a fix *closes* the deep stacks' gap only when the verdict's words say
+    the fixed stack is equivalent to one layer; a fix that only narrows it is said to narrow."""
+    import re
+
+    rows = answer.best_rows(results_dir())
+    block = answer.answer_markdown(results_dir(), "", scale_map)
+    closed = {
+        claim: any("closes the gap" in c["label"] for c in row["cells"])
+        for claim, row in rows.items()
+    }
+    overstated = re.compile(r"\bclos(e|es|ing) (the|its|their)\b")
+    for claim in rows:
+        (line,) = [x for x in block.splitlines() if x.startswith(f"- **({claim})**")]
+        if not closed[claim]:
+            assert not overstated.search(line), line
+    # the headline's (d1) bullet carries the verdict's own words, whichever they are
+    scale = {"text": "25,000 parameters"}
+    narrows = {"verdict": "supported", "words": "the fix narrows the gap", "scale": scale}
+    closes = {**narrows, "words": "the fix closes the gap: equivalent to one layer"}
+    head = "\n".join(answer.headline({"d1": narrows}, scale_map))
+    assert "narrows the gap" in head and not overstated.search(head)
+    assert "the fix closes the gap" in "\n".join(answer.headline({"d1": closes}, scale_map))

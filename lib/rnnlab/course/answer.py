@@ -104,16 +104,19 @@ def scale_map(results_dir: str | Path) -> ScaleMap:
 
 
 #: Short names of the claims for the answer's one-line bullets (a new claim falls back to its
-#: statement).
+#: statement). They say what each claim's test judges: a gap-closure claim (d1, d3, d4) is
+#: *supported* when the fix narrows the gap, so its name says "narrow"; whether it also closes
+#: the gap comes from the data (:func:`rnnlab.evidence.analysis.verdict_words`). (d2) is a
+#: trainability claim (how fast the depths memorise), not a capacity one.
 SHORT = {
     "a": "width wins on classification",
     "b": "depth wins on generation and transduction",
     "c1": "depth wins when structure is strongly compositional",
     "c2": "width wins when data is limited",
-    "d1": "residual connections with LayerNorm close the deep stacks' gap",
-    "d2": "stacks of every depth store the same bits per parameter",
-    "d3": "dropout between layers closes the gap further",
-    "d4": "a projected (LSTMP) stack closes the gap",
+    "d1": "residual connections with LayerNorm narrow the deep plain stacks' gap to one layer",
+    "d2": "plain stacks of every depth memorise random labels equally fast (a trainability claim)",
+    "d3": "dropout between layers narrows the gap further",
+    "d4": "a projected (LSTMP) stack narrows the deep plain stacks' gap",
 }
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 8: "eight"}
 
@@ -283,9 +286,10 @@ def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
     out += [f"- {deep_bullet(m, d)}" for d in sorted(m.cells)]
     d1 = rows.get("d1")
     if d1 is not None:
+        said = f": {d1['words']}" if d1.get("words") else ""
         out.append(
-            f"- Residual connections with LayerNorm, claim (d1): **{d1['verdict']}** at closing "
-            f"the gap that deep plain stacks show ({d1['scale']['text']})."
+            f"- Residual connections with LayerNorm against the gap that deep plain stacks show "
+            f"to one layer, claim (d1): **{d1['verdict']}**{said} ({d1['scale']['text']})."
         )
     return out
 
