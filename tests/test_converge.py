@@ -132,6 +132,42 @@ def test_a_run_started_from_a_fork_equals_the_run_trained_alone(tmp_path):
     assert own_wall_time_s(alone) == alone["wall_time_s"]  # a run trained alone owns all of it
 
 
+def test_own_wall_time_counts_every_attempt_of_an_early_resumed_record():
+    """Records written before resumed runs counted every attempt kept only the last attempt in
+    ``wall_time_s``; ``metrics.wall_time_s`` has all of it, and the larger clock is used."""
+    early = {"wall_time_s": 4016.0, "metrics": {"wall_time_s": 6025.0}}
+    assert own_wall_time_s(early) == 6025.0
+    forked = {"wall_time_s": 900.0,
+              "metrics": {"wall_time_s": 900.0, "forked_from": {"elapsed_s": 600.0}}}  # fmt: skip
+    assert own_wall_time_s(forked) == 300.0
+
+
+def test_plan_sets_the_runs_measured_step_time_beside_the_cost_model():
+    from rnnlab.experiments import scale
+
+    def record(rid, budget, layers, steps, wall, fork=None):
+        m = {"steps": steps, "wall_time_s": wall}
+        if fork:
+            m["forked_from"] = {"step": fork[0], "elapsed_s": fork[1]}
+        return {"run_id": rid, "budget": budget, "num_layers": layers, "wall_time_s": wall,
+                "metrics": m}  # fmt: skip
+
+    runs = [record("a", 160_000, 1, 16_000, 3_200.0), record("b", 160_000, 1, 16_000, 1_600.0),
+            record("c", 160_000, 1, 8_000, 1_840.0, fork=(6_400, 1_600.0))]  # fmt: skip
+    per_step = converge.run_step_seconds(runs)
+    # a forked run pays only its own 1,600 steps: (1,840 - 1,600) / 1,600 = 0.15 s per step
+    assert per_step == {(160_000, 1): [0.2, 0.1, pytest.approx(0.15)]}
+    p = converge.plan("reference", runs, [], scale.load_timings())
+    text = "\n".join(converge.plan_lines(p))
+    model = p.step_seconds[(160_000, 1)]
+    assert "median 0.150 s per step over 3 runs (range 0.100-0.200" in text
+    assert f"{0.15 / model:.1f}x the cost model" in text
+    left = sum(s.core_hours * (s.runs - s.done) / s.runs for s in p.stages)
+    assert f"{left * 0.15 / model:,.1f} core-h at the runs' measured median" in text
+    empty = "\n".join(converge.plan_lines(converge.plan("reference", [], [], scale.load_timings())))
+    assert "measured by the runs" not in empty and "at the runs' measured median" not in empty
+
+
 def test_a_fork_for_another_rate_is_not_used(tmp_path):
     kw = dict(lab="x", profile="smoke", role="eval", seed=1)
     run_unit(_tiny(40), **kw, lr=4e-3, checkpoint_dir=tmp_path)

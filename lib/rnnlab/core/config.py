@@ -144,6 +144,12 @@ def own_wall_time_s(record: dict) -> float:
     in its own clock (so its curves' ``elapsed_s`` read as if it had trained alone); summing the
     records' ``wall_time_s`` over a warmup-stable-decay family would count those steps twice.
     Sum this instead wherever compute is totalled. Equal to ``wall_time_s`` for a run that was
-    not forked."""
-    forked = (record.get("metrics") or {}).get("forked_from") or {}
-    return float(record.get("wall_time_s", 0.0)) - float(forked.get("elapsed_s", 0.0))
+    not forked.
+
+    Records written before resumed runs counted every attempt kept only the last attempt in
+    ``wall_time_s``; their ``metrics.wall_time_s`` has the full count, so the larger of the two
+    clocks is the run's time."""
+    metrics = record.get("metrics") or {}
+    forked = metrics.get("forked_from") or {}
+    wall = max(float(record.get("wall_time_s", 0.0)), float(metrics.get("wall_time_s", 0.0)))
+    return wall - float(forked.get("elapsed_s", 0.0))

@@ -70,6 +70,7 @@ from rnnlab.experiments.converge.costing import (
     measured_step_seconds,
     plan,
     plan_lines,
+    run_step_seconds,
 )
 from rnnlab.experiments.converge.grid import (
     LAB,
@@ -120,6 +121,7 @@ __all__ = [
     "StagePlan",
     "Plan",
     "measured_step_seconds",
+    "run_step_seconds",
     "plan",
     "plan_lines",
 ]

@@ -4,6 +4,7 @@ stage from the measured step times, what is done and what the extension would co
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -47,6 +48,7 @@ class Plan:
     prior_sd: float | None
     resolution: float | None
     seeds_needed: int | None
+    run_step_seconds: dict  # (budget, num_layers) -> own wall seconds per step of each run
 
 
 def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
@@ -59,6 +61,22 @@ def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
         for c in timings.get("cells", [])
         if c.get("batch_size") == 32 and c.get("seq_len") == 128 and c.get("embedding_dim") == 32
     }
+
+
+def run_step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], list[float]]:
+    """Wall seconds per training step that each committed run paid itself, per (budget,
+    depth): :func:`rnnlab.core.config.own_wall_time_s` over the steps it trained (a run
+    started from a fork pays only the steps after it). Wall time includes evaluation and any
+    time the machine spent on other work, so this is what the sweep really took here, against
+    the cost model's idle-machine benchmark."""
+    out: dict[tuple[int, int], list[float]] = {}
+    for r in records:
+        m = r.get("metrics") or {}
+        steps = int(m.get("steps") or 0) - int((m.get("forked_from") or {}).get("step", 0))
+        if steps > 0 and r.get("budget") and r.get("num_layers"):
+            key = (int(r["budget"]), int(r["num_layers"]))
+            out.setdefault(key, []).append(own_wall_time_s(r) / steps)
+    return out
 
 
 def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
@@ -125,6 +143,7 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         prior_sd=sd,
         resolution=resolution(sd, len(d.seeds)) if sd is not None else None,
         seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
+        run_step_seconds=run_step_seconds(records),
     )
 
 
@@ -166,15 +185,33 @@ def plan_lines(p: Plan) -> list[str]:
     for (b, depth), s in sorted(p.step_seconds.items()):
         lines.append(f"  cost model: {b:,} parameters, L={depth}: {s:.3f} s per step (the scale "
                      "benchmark, data/scale_step_seconds.json)")  # fmt: skip
+    ratios = []
+    for (b, depth), xs in sorted(p.run_step_seconds.items()):
+        med = statistics.median(xs)
+        model = p.step_seconds.get((b, depth), math.nan)
+        ratios += [x / model for x in xs if not math.isnan(model)]
+        lines.append(
+            f"  measured by the runs so far: {b:,} parameters, L={depth}: median {med:.3f} s "
+            f"per step over {len(xs)} runs (range {min(xs):.3f}-{max(xs):.3f}; wall time, "
+            f"evaluation and other load on the machine included), {med / model:.1f}x the cost "
+            "model"
+        )
     total = sum(s.core_hours for s in p.stages)
     runs = sum(s.runs for s in p.stages)
     done = sum(s.done for s in p.stages)
+    left = sum(s.core_hours * (s.runs - s.done) / s.runs for s in p.stages if s.runs)
+    at_measured = (
+        f", or {_h(left * statistics.median(ratios))} at the runs' measured median"
+        if ratios
+        else ""
+    )
     lines.append(
         f"  runs: {runs} in the stages decided so far, {done} done; estimated {_h(total)} "
         f"(a shorter length counted at its cooldown only), {p.spent_core_hours:.1f} core-h "
         f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps if every cell "
         f"needed them: {_h(p.extension_core_hours)} more"
     )
+    lines.append(f"  left: {runs - done} runs, {_h(left)} by the cost model{at_measured}")
     for s in p.stages:
         who = "+".join(s.variants)
         lines.append(f"    {s.kind:6s} {s.budget:>9,} x {s.steps:>6,} steps {who:18s}"
