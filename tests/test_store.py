@@ -184,3 +184,16 @@ def test_lock_path_and_unwritable_locations(tmp_path):
     for bad in (Path("/proc/x.jsonl"), tmp_path / "file" / "x.jsonl"):
         with pytest.raises(ResultsFileUnwritable, match="cannot"):
             ResultsStore(bad).check_writable()
+
+
+def test_checking_a_new_out_leaves_no_file_and_an_old_one_unchanged(tmp_path):
+    """The up-front check creates nothing a later refusal would leave behind, and does not
+    touch an existing results file."""
+    new = tmp_path / "sub" / "new.jsonl"
+    ResultsStore(new).check_writable()
+    assert not new.exists()
+    old = tmp_path / "old.jsonl"
+    ResultsStore(old).append(fake_record("a"))
+    before = old.read_bytes()
+    ResultsStore(old).check_writable()
+    assert old.read_bytes() == before

@@ -21,6 +21,7 @@ the text becomes the ``<rare>`` symbol (a warning above :data:`RARE_WARNING_SHAR
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -186,6 +187,7 @@ def run_lab_on_text(
         print(
             f"warning: {report.rare_share:.1%} of the text becomes <rare> (more than "
             f"{RARE_WARNING_SHARE:.0%}); the model cannot tell those characters apart",
+            file=sys.stderr,
             flush=True,
         )
     moved = SweepSpec(base.lab, base.profile, lab_b_on_text(base.experiments, path), base.seeds)

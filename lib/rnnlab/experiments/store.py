@@ -385,15 +385,19 @@ class ResultsStore:
         """Raise :class:`ResultsFileUnwritable` (one clear sentence) unless this process can
         create or append to the results file and its lock, and :class:`ResultsFileError` when
         the file exists but is not a results file (it is then left untouched). Writes nothing to
-        the results file."""
+        the results file, and leaves none behind where there was none: a sweep refused later
+        (say, by an unreachable scheduler) leaves no empty results file."""
         _ensure_parent(self.path)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TornLineWarning)  # the first append repairs it
             load_results(self.path)
         try:
             with _lock(self.path):
+                existed = self.path.exists()
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
                 os.close(fd)
+                if not existed:  # appenders take the same lock, so nobody wrote in between
+                    self.path.unlink()
         except ResultsFileUnwritable:
             raise
         except OSError as exc:
