@@ -317,3 +317,25 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
         assert c.effect.n_seeds == 2 and c.effect.verdict in (
             "supported", "contradicted", "equivalent", "inconclusive")  # fmt: skip
         assert any(f"{c.steps:,} steps, L2 - L1" in line for line in lines)
+
+
+def test_tuning_lines_give_each_setting_its_mean_over_seeds_and_the_leader():
+    from rnnlab.evidence import converge_report
+
+    def tune(seed, lr, drop, val):
+        exp = {"dropout": drop, "labels": {"variant": "L1", "steps": 16_000}}
+        return {"role": "tune", "budget": 160_000, "seed": seed, "lr": lr, "experiment": exp,
+                "metrics": {"val": val}}  # fmt: skip
+
+    runs = [tune(0, 0.004, 0.0, 2.0), tune(1, 0.004, 0.0, 1.9), tune(0, 0.004, 0.2, 1.8),
+            tune(1, 0.004, 0.2, 1.9), tune(0, 0.008, 0.2, 1.0)]  # fmt: skip
+    (head, line) = converge_report.tuning_lines(runs)
+    assert "not a result" in head
+    assert "160,000 parameters, L1, 16,000 steps: dropout 0: rate 0.004 1.950" in line
+    assert "dropout 0.2: rate 0.004 1.850, 0.008 1.000 (1 seed)" in line
+    # a setting with one tuning seed so far cannot lead, however good
+    assert line.endswith("leading so far: dropout 0.2, rate 0.004")
+    assert converge_report.tuning_lines([r for r in runs if r["lr"] == 0.008])[1].endswith(
+        "0.008 1.000 (1 seed)"
+    )
+    assert converge_report.tuning_lines([]) == []

@@ -92,6 +92,50 @@ def _conv(flag: bool | None, steps: int) -> str:
     return f"converged at {steps:,}" if flag else f"not converged at {steps:,} steps"
 
 
+def tuning_lines(records: Sequence[dict]) -> list[str]:
+    """The tuning runs so far, one Markdown bullet per (budget, variant, length): the mean
+    validation bits/char over the tuning seeds at each (dropout, rate) tried, and the setting
+    that leads. These runs choose each cell's setting; they are not a result (validation files,
+    two tuning seeds), so the text says so."""
+    groups: dict[tuple, dict[tuple[float, float], list[float]]] = {}
+    for r in records:
+        if r.get("role") != "tune":
+            continue
+        e = r["experiment"]
+        labels = e.get("labels") or {}
+        key = (int(r["budget"]), str(labels.get("variant")), int(labels.get("steps", 0)))
+        cell = groups.setdefault(key, {})
+        cell.setdefault((float(e.get("dropout", 0.0)), float(r["lr"])), []).append(
+            float(r["metrics"]["val"])
+        )
+    if not groups:
+        return []
+    lines = [
+        "- *Tuning so far* (mean validation bits/char over the tuning seeds; these runs choose "
+        "each cell's rate and dropout and are not a result):"
+    ]
+    for (budget, variant, steps), cell in sorted(groups.items()):
+        by_drop: dict[float, list[str]] = {}
+        for (drop, lr), vals in sorted(cell.items()):
+            by_drop.setdefault(drop, []).append(
+                f"{lr:g} {sum(vals) / len(vals):.3f}" + ("" if len(vals) > 1 else " (1 seed)")
+            )
+        (best_drop, best_lr), best = min(
+            ((k, sum(v) / len(v)) for k, v in cell.items() if len(v) > 1),
+            key=lambda kv: kv[1],
+            default=((None, None), None),
+        )
+        lead = (
+            f"; leading so far: dropout {best_drop:g}, rate {best_lr:g}" if best is not None else ""
+        )
+        lines.append(
+            f"  - {budget:,} parameters, {variant}, {steps:,} steps: "
+            + "; ".join(f"dropout {d:g}: rate {', '.join(xs)}" for d, xs in by_drop.items())
+            + lead
+        )
+    return lines
+
+
 def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
     """Claim (b) at convergence, in Markdown bullets: progress, then one line per comparison."""
     d = converge.design(profile)
@@ -125,5 +169,6 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
             f"{e.n_seeds} seeds x {e.n_files} held-out files, {e.test_windows:,} windows; "
             f"Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; {drops}; {conv}."
         )
+    lines += tuning_lines(records)
     lines.append(f"- The literature: {LITERATURE}.")
     return lines
