@@ -199,8 +199,10 @@ def operator_lines(results_dir: str | Path) -> list[str]:
         "",
         f"**ListOps by operator** (Lab C, cpu profile; {len(rows)} reporting runs replayed by "
         f"`{data['command']}`; {sum(g < 1e-9 for g in gaps)} of them reproduce the recorded "
-        f"test accuracy exactly, all within {max(gaps):.4f}). Mean test accuracy over seeds per "
-        "root operator, with the operator's majority-class rate in brackets:",
+        f"test accuracy exactly, all within {max(gaps):.4f}: the same seed gives the same "
+        "numbers to the last bit only on the same CPU model, and these runs were recorded before "
+        "records named it). Mean test accuracy over seeds per root operator, with the "
+        "operator's majority-class rate in brackets:",
         "",
     ]
     cells: dict[tuple, list[dict]] = {}
