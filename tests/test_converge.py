@@ -166,6 +166,10 @@ def test_plan_sets_the_runs_measured_step_time_beside_the_cost_model():
     assert f"{left * 0.15 / model:,.1f} core-h at the runs' measured median" in text
     empty = "\n".join(converge.plan_lines(converge.plan("reference", [], [], scale.load_timings())))
     assert "measured by the runs" not in empty and "at the runs' measured median" not in empty
+    one = "\n".join(
+        converge.plan_lines(converge.plan("reference", runs[:1], [], scale.load_timings()))
+    )
+    assert "median 0.200 s per step over 1 run (range" in one
 
 
 def test_a_fork_for_another_rate_is_not_used(tmp_path):

@@ -192,7 +192,8 @@ def plan_lines(p: Plan) -> list[str]:
         ratios += [x / model for x in xs if not math.isnan(model)]
         lines.append(
             f"  measured by the runs so far: {b:,} parameters, L={depth}: median {med:.3f} s "
-            f"per step over {len(xs)} runs (range {min(xs):.3f}-{max(xs):.3f}; wall time, "
+            f"per step over {len(xs)} run{'s' if len(xs) != 1 else ''} (range "
+            f"{min(xs):.3f}-{max(xs):.3f}; wall time, "
             f"evaluation and other load on the machine included), {med / model:.1f}x the cost "
             "model"
         )
