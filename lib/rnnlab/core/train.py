@@ -210,9 +210,8 @@ def train_model(
     (and so the same state, bit for bit on the CPU) until the first of their cooldowns starts,
     so a run of another length started from the fork ends exactly as if it had been trained
     alone, at the cost of its remaining steps only. The caller chooses steps where the two
-    schedules still agree (:func:`rnnlab.experiments.converge.fork_step`); the run resumed from the
-    fork
-    reports it in :attr:`TrainResult.forked_from`.
+    schedules still agree (:func:`rnnlab.experiments.experiment.fork_step`); the run resumed
+    from the fork reports it in :attr:`TrainResult.forked_from`.
     """
     if checkpoint_every_s < 0:
         raise ValueError(f"checkpoint_every_s must be >= 0, got {checkpoint_every_s!r}")
