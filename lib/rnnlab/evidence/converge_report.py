@@ -140,17 +140,22 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
     """Claim (b) at convergence, in Markdown bullets: progress, then one line per comparison."""
     d = converge.design(profile)
     stages = converge.stages(d, records)
-    wanted = sum(len(s.variants) * len(d.seeds) for s in stages if s.kind == "report")
+    wanted = sum(len(s.variants) * len(s.spec.seeds) for s in stages if s.kind == "report")
     have = sum(
         len(s.spec.experiments) and sum(s.spec.reporting_progress(records)[:1])
         for s in stages
         if s.kind == "report"
     )
     spent = sum(own_wall_time_s(r) for r in records)
-    done = have == wanted and wanted > 0
+    # until the seed rule has decided every budget, the number of reporting runs is a floor
+    open_seeds = d.seed_rule is not None and any(
+        converge.seed_spread(d, b, records) is None for b in d.budgets
+    )
+    done = have == wanted and wanted > 0 and not open_seeds
     lines = [
-        f"- **{'Final' if done else 'Provisional'}**: {have} of {wanted} reporting runs of the "
-        f"design decided so far, {len(records)} runs in all ({spent / 3600:.1f} core-hours); "
+        f"- **{'Final' if done else 'Provisional'}**: {have} of {'at least ' * open_seeds}"
+        f"{wanted} reporting runs of the design decided so far, {len(records)} runs in all "
+        f"({spent / 3600:.1f} core-hours); "
         f"`python -m rnnlab run-converge --profile {profile}` resumes it."
     ]
     cells = results(profile, records)

@@ -32,29 +32,25 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from scipy import stats as _st
 
 from rnnlab.evidence import stats
+from rnnlab.experiments.resolution import (
+    BOOT_SEED,
+    N_BOOT,
+    file_bootstrap_se,
+    file_losses,
+    paired_file_differences,
+)
 
-N_BOOT = 2000
-BOOT_SEED = 20261203  # the bootstrap's own generator: the same records give the same interval
-
-
-def file_losses(record: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """``(file names, bits/char per file, windows per file)`` of one run's test set."""
-    files = record.get("task_info", {}).get("test_files")
-    by_group = record["metrics"].get("test_by_group") or {}
-    scored = [(k, name, n) for k, (name, n) in enumerate(files or []) if n > 0]
-    if not scored or any(str(k) not in by_group for k, _, _ in scored):
-        raise ValueError(
-            f"record {record.get('run_id')} has no per-file test losses (task_info.test_files "
-            "and metrics.test_by_group): it is not a run of charlm-stdlib-files"
-        )
-    names = [name for _, name, _ in scored]
-    bits = np.array([by_group[str(k)] for k, _, _ in scored], dtype=float)
-    windows = np.array([n for _, _, n in scored], dtype=float)
-    return names, bits, windows
+__all__ = [
+    "N_BOOT",
+    "BOOT_SEED",
+    "file_losses",
+    "FileEffect",
+    "paired_file_effect",
+    "judge_budgets",
+]
 
 
 @dataclass(frozen=True)
@@ -91,28 +87,15 @@ def paired_file_effect(
 ) -> FileEffect:
     """Depth minus width (``wide`` and ``deep``: records by seed; the seeds both have are
     paired), as in the module docstring. Raises ValueError with fewer than 2 paired seeds."""
-    seeds = sorted(set(wide) & set(deep))
+    seeds, diff, weights = paired_file_differences(wide, deep)
     if len(seeds) < 2:
         raise ValueError(f"wide and deep must share at least 2 seeds, got {seeds}")
-    rows, weights = [], None
-    for s in seeds:
-        names_w, bits_w, win = file_losses(wide[s])
-        names_d, bits_d, win_d = file_losses(deep[s])
-        if names_w != names_d or not np.array_equal(win, win_d):
-            raise ValueError(f"seed {s}: the two runs scored different test files")
-        rows.append(bits_w - bits_d)
-        weights = win
-    diff = np.array(rows)  # (seeds, files)
     w = weights / weights.sum()
     per_seed = diff @ w
     n = len(seeds)
     effect = float(per_seed.mean())
     se_seed = float(per_seed.std(ddof=1) / math.sqrt(n))
-    rng = np.random.default_rng(BOOT_SEED)
-    mean_by_file = diff.mean(axis=0)
-    idx = rng.integers(0, len(w), size=(n_boot, len(w)))
-    boot = (mean_by_file[idx] * weights[idx]).sum(axis=1) / weights[idx].sum(axis=1)
-    se_file = float(boot.std(ddof=1))
+    se_file = file_bootstrap_se(diff, weights, n_boot)
     se = math.hypot(se_seed, se_file)
     tcrit = float(_st.t.ppf(0.5 + confidence / 2, n - 1))
     lo, hi = effect - tcrit * se, effect + tcrit * se

@@ -1,15 +1,23 @@
 """What a design can resolve before it runs: the half-width of the convergence experiment's
-interval for a given spread and number of seeds, the seeds a target needs, and the prior spread
-taken from the scale map. The plan (:func:`rnnlab.experiments.converge.plan`) prints them; the
-interval itself is :func:`rnnlab.evidence.convergence_stats.paired_file_effect`'s."""
+interval for a given spread and number of seeds, the seeds a target needs, and the spread those
+rest on: the scale map's (a prior before any run) or the tuning seeds' (:func:`tuning_spread`,
+from which the convergence experiment fixes its number of reporting seeds before any reporting
+run). The plan (:func:`rnnlab.experiments.converge.plan`) prints them; the interval itself is
+:func:`rnnlab.evidence.convergence_stats.paired_file_effect`'s, which shares this module's
+per-file losses (:func:`file_losses`) and file bootstrap (:func:`file_bootstrap_se`)."""
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats as _st
+
+N_BOOT = 2000
+BOOT_SEED = 20261203  # the bootstrap's own generator: the same records give the same interval
 
 
 def resolution(
@@ -60,3 +68,83 @@ def map_paired_sd(records: Sequence[dict], budgets: Sequence[int], steps: int = 
     if not sds:
         raise ValueError(f"the map holds no paired L1/L2 cells at budgets {list(budgets)}")
     return math.sqrt(sum(x * x for x in sds) / len(sds))
+
+
+def file_losses(record: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(file names, bits/char per file, windows per file)`` of one run's test set."""
+    files = record.get("task_info", {}).get("test_files")
+    by_group = record["metrics"].get("test_by_group") or {}
+    scored = [(k, name, n) for k, (name, n) in enumerate(files or []) if n > 0]
+    if not scored or any(str(k) not in by_group for k, _, _ in scored):
+        raise ValueError(
+            f"record {record.get('run_id')} has no per-file test losses (task_info.test_files "
+            "and metrics.test_by_group): it is not a run of charlm-stdlib-files"
+        )
+    names = [name for _, name, _ in scored]
+    bits = np.array([by_group[str(k)] for k, _, _ in scored], dtype=float)
+    windows = np.array([n for _, _, n in scored], dtype=float)
+    return names, bits, windows
+
+
+def paired_file_differences(
+    wide: Mapping[int, dict], deep: Mapping[int, dict]
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """``(seeds, D, windows)``: the seeds both sides ran, ``D[s, f]`` = wide minus deep
+    bits/char of seed ``s`` on test file ``f`` (positive: depth better), and each file's
+    windows. Raises ValueError when a seed's two runs scored different files."""
+    seeds = sorted(set(wide) & set(deep))
+    rows, windows = [], np.zeros(0)
+    for s in seeds:
+        names_w, bits_w, win = file_losses(wide[s])
+        names_d, bits_d, win_d = file_losses(deep[s])
+        if names_w != names_d or not np.array_equal(win, win_d):
+            raise ValueError(f"seed {s}: the two runs scored different test files")
+        rows.append(bits_w - bits_d)
+        windows = win
+    return seeds, np.array(rows), windows
+
+
+def file_bootstrap_se(diff: np.ndarray, windows: np.ndarray, n_boot: int = N_BOOT) -> float:
+    """The test files' share of the standard error of the window-weighted mean of ``diff``
+    (seeds x files): the standard deviation of that mean over ``n_boot`` resamples of the
+    files with replacement, the seeds kept (a fixed generator, :data:`BOOT_SEED`)."""
+    rng = np.random.default_rng(BOOT_SEED)
+    mean_by_file = diff.mean(axis=0)
+    idx = rng.integers(0, len(windows), size=(n_boot, len(windows)))
+    boot = (mean_by_file[idx] * windows[idx]).sum(axis=1) / windows[idx].sum(axis=1)
+    return float(boot.std(ddof=1))
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The spread of a paired comparison measured on tuning runs (:func:`tuning_spread`)."""
+
+    sd_seed: float  # standard deviation of one seed's paired effect, pooled over settings
+    se_file: float  # the test files' share (median over settings)
+    settings: int  # settings that gave both (at least two seeds on each side)
+    df: int  # degrees of freedom of sd_seed
+
+
+def tuning_spread(settings: Sequence[tuple[Mapping[int, dict], Mapping[int, dict]]]) -> Spread:
+    """How much a paired comparison varies from seed to seed, measured on tuning runs.
+
+    Each item of ``settings`` is one (dropout, rate) setting that both sides were tuned at:
+    ``(wide, deep)``, records by tuning seed. The per-seed paired effect (window-weighted test
+    bits/char, wide minus deep) is computed per setting; its variance is pooled over settings
+    (each contributes ``k - 1`` degrees of freedom for ``k`` seeds), so differences between
+    settings do not count as seed noise. The file component is the median over settings of
+    :func:`file_bootstrap_se` of that setting's seeds: with two seeds each, it also carries some
+    seed noise, so it errs on the wide side. Raises ValueError when no setting has two paired
+    seeds."""
+    ss, df, se_files = 0.0, 0, []
+    for wide, deep in settings:
+        seeds, diff, windows = paired_file_differences(wide, deep)
+        if len(seeds) < 2:
+            continue
+        per_seed = diff @ (windows / windows.sum())
+        ss += float(((per_seed - per_seed.mean()) ** 2).sum())
+        df += len(seeds) - 1
+        se_files.append(file_bootstrap_se(diff, windows))
+    if df == 0:
+        raise ValueError("tuning_spread needs a setting with at least two paired seeds")
+    return Spread(math.sqrt(ss / df), float(statistics.median(se_files)), len(se_files), df)

@@ -1,10 +1,9 @@
 """The convergence experiment: claim (b) where the literature measured it.
 
-The scale map (:mod:`rnnlab.experiments.scale`) stops at 6,000 steps, where no cell has converged,
-tunes its
-rates at 1,500 steps, and tests on a fixed tail of a few files. Karpathy et al. (2015) compared
-depths trained to convergence. This experiment asks the map's question there, with a design
-declared here before any of its runs:
+The scale map (:mod:`rnnlab.experiments.scale`) stops at 6,000 steps, where no cell has
+converged, tunes its rates at 1,500 steps, and tests on a fixed tail of a few files. Karpathy et
+al. (2015) compared depths trained to convergence. This experiment asks the map's question
+there, with a design declared here before any of its runs:
 
 * **Task**: ``charlm-stdlib-files`` (:mod:`rnnlab.core.tasks.heldout`): whole standard-library files
   held out, about 10% for validation and 10% for test; every window of every test file scored,
@@ -16,18 +15,16 @@ declared here before any of its runs:
   reference). The whole model matched within 2% of the budget.
 * **Regularisation control**: dropout on every non-recurrent connection (embedding -> first
   layer, between layers, last layer -> head; :data:`rnnlab.core.models.DROPOUT_MODES` ``"all"``),
-  the
-  same placement for every depth, its rate tuned per variant from ``dropouts`` (0 among them;
+  the same placement for every depth, its rate tuned per variant from ``dropouts`` (0 among them;
   the plain L=4 reference runs at 0 only). If depth's advantage shrinks once every depth may
   regularise, part of it was regularisation.
 * **Schedule**: warmup-stable-decay (``schedule="wsd"``, a linear cooldown over the last 20% of
   the steps; Hägele et al. 2024). Runs that differ only in length share their state until the
   first cooldown starts, so each run leaves a fork from which the other lengths of its family
   start (:func:`rnnlab.experiments.experiment.family_forks`): a shorter length costs its cooldown
-  only,
-  a longer
-  one skips the shared stable phase. A run started from a fork equals the run trained alone,
-  bit for bit on the CPU (tested), so this saves compute without changing a number.
+  only, a longer one skips the shared stable phase. A run started from a fork equals the run
+  trained alone, bit for bit on the CPU (tested), so this saves compute without changing a
+  number.
 * **Lengths**: ``lengths`` (8,000 and 16,000 steps in the reference profile). **Convergence
   rule**, declared: a variant is *converged at N steps* when doubling the training from N/2 to N
   improves its mean validation bits/char (over the reporting seeds, each length at its own tuned
@@ -36,12 +33,13 @@ declared here before any of its runs:
   verdict is made at the longest length run and says whether that length met the rule.
 * **Tuning at its own length**: every (budget, variant, length) is tuned itself: the rate on one
   log-spaced grid (:func:`rnnlab.experiments.tuning.cell_grid`: extended at an edge), at each
-  dropout, on two
-  tuning seeds (never reported); the dropout with the best tuned validation score wins.
-* **Seeds**: 5 reporting seeds per cell; the depths of one seed share its data order (paired).
-* **Analysis** (:mod:`rnnlab.evidence.convergence_stats`): per budget and length, depth minus width
-in
-  test bits/char, paired by seed; the interval adds the test files' sampling variance (a
+  dropout, on two tuning seeds (never reported); the dropout with the best tuned validation
+  score wins.
+* **Seeds**: 5 reporting seeds per cell, the depths of one seed sharing its data order (paired);
+  for L1 and L2 raised, per budget, to the fewest that resolve the margin at the spread the
+  tuning seeds measured (at most 16; :mod:`.seeding`, declared before any reporting run).
+* **Analysis** (:mod:`rnnlab.evidence.convergence_stats`): per budget and length, depth minus
+  width in test bits/char, paired by seed; the interval adds the test files' sampling variance (a
   bootstrap over held-out files) to the seeds' (t with n - 1 degrees of freedom); verdicts as in
   :func:`rnnlab.evidence.stats.verdict_v2_from_interval` at the 0.01 margin, Holm across the
   budgets.
@@ -49,17 +47,17 @@ in
 Run order: budget by budget (smallest first); within one, the tuning runs of the longest length
 (their forks seed the shorter), the shorter length's tuning, then the reporting runs, longest
 first. Each stage is a :class:`~rnnlab.experiments.sweep.SweepSpec` run by
-:func:`rnnlab.experiments.sweep.run_sweep`,
-so a killed sweep resumes (run ids are stable) and checkpoints every few minutes.
+:func:`rnnlab.experiments.sweep.run_sweep`, so a killed sweep resumes (run ids are stable) and
+checkpoints every few minutes.
 
 Command line::
 
     python -m rnnlab plan converge --profile reference      # design, resolution, core-hours
     python -m rnnlab run-converge --profile reference --jobs 2 --nice 19   # run or resume
 
-The code is in submodules by job: :mod:`.grid` (the design), :mod:`.staging` (the convergence
-rule, its stages and the runs) and :mod:`.costing` (the plan); this package re-exports their
-public names.
+The code is in submodules by job: :mod:`.grid` (the design), :mod:`.seeding` (the seed rule),
+:mod:`.staging` (the convergence rule, its stages and the runs) and :mod:`.costing` (the
+plan); this package re-exports their public names.
 """
 
 from __future__ import annotations
@@ -85,6 +83,7 @@ from rnnlab.experiments.converge.grid import (
     experiment,
     tuning_experiments,
 )
+from rnnlab.experiments.converge.seeding import report_seeds, seed_spread, seeds_from_spread
 from rnnlab.experiments.converge.staging import (
     DEFAULT_OPTIONS,
     Stage,
@@ -109,6 +108,9 @@ __all__ = [
     "candidates",
     "chosen",
     "tuning_experiments",
+    "report_seeds",
+    "seed_spread",
+    "seeds_from_spread",
     "DEFAULT_OPTIONS",
     "Stage",
     "converged",

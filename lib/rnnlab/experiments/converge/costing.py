@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments.converge.grid import (
@@ -15,10 +15,12 @@ from rnnlab.experiments.converge.grid import (
     design,
     experiment,
 )
+from rnnlab.experiments.converge.seeding import report_seeds, seed_spread, seeds_from_spread
 from rnnlab.experiments.converge.staging import (
     stages,
 )
 from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
+from rnnlab.experiments.resolution import Spread, map_paired_sd, resolution, seeds_for_resolution
 from rnnlab.experiments.tuning import cell_grid, cells_of
 
 
@@ -49,6 +51,9 @@ class Plan:
     resolution: float | None
     seeds_needed: int | None
     run_step_seconds: dict  # (budget, num_layers) -> own wall seconds per step of each run
+    # budget -> (the tuning seeds' spread, the reporting seeds it gives); (None, None) until
+    # the seed rule's tuning is complete (rnnlab.experiments.converge.seeding)
+    seed_rule: dict = field(default_factory=dict)
 
 
 def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
@@ -91,7 +96,6 @@ def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
 def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], timings: dict) -> Plan:
     """The design of ``profile``, what it costs and how far ``records`` have taken it."""
     from rnnlab.core.tasks.heldout import describe_partition
-    from rnnlab.experiments.resolution import map_paired_sd, resolution, seeds_for_resolution
 
     d = design(profile)
     t = measured_step_seconds(timings)
@@ -114,7 +118,7 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
                 experiment(d, st.budget, v, v.dropouts[0], st.steps)
                 for v in d.variants if v.name in names
             ]  # fmt: skip
-            units += [(e, run_id(e, "eval", s, None)) for e in exps for s in d.seeds]
+            units += [(e, run_id(e, "eval", s, None)) for e in exps for s in st.spec.seeds]
         cost = sum(_run_cost(d, st.steps, st.kind, t_step(st.budget, e.num_layers))
                    for e, _ in units)  # fmt: skip
         done = sum(rid in done_ids for _, rid in units)
@@ -128,7 +132,8 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
             for m in d.extension:
                 n_tune = len(v.dropouts) * len(d.lr_grid) * len(TUNE_SEEDS)
                 paid = m - (1 - d.decay_fraction) * max(d.lengths)  # from the 16K run's fork
-                ext += (n_tune + len(d.seeds)) * paid * t_step(b, v.num_layers)
+                seeds = report_seeds(d, b, (v.name,), records) or d.seeds
+                ext += (n_tune + len(seeds)) * paid * t_step(b, v.num_layers)
     try:
         sd = map_paired_sd(map_records, d.budgets)
     except ValueError:
@@ -144,7 +149,13 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         resolution=resolution(sd, len(d.seeds)) if sd is not None else None,
         seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
         run_step_seconds=run_step_seconds(records),
+        seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
     )
+
+
+def _seed_rule(d: Design, budget: int, records: Sequence[dict]) -> tuple[Spread | None, int | None]:
+    spread = seed_spread(d, budget, records)
+    return spread, (seeds_from_spread(d, spread) if spread is not None else None)
 
 
 def _h(x: float) -> str:
@@ -172,7 +183,14 @@ def plan_lines(p: Plan) -> list[str]:
         f"bits/char by less than {d.margin} (each length tuned itself)",
         f"  tuning: rates {', '.join(f'{x:g}' for x in d.lr_grid)} (extended at an edge, "
         f"limits {d.lr_limits[0]:g}-{d.lr_limits[1]:g}) x dropouts, {len(TUNE_SEEDS)} tuning "
-        f"seeds; {len(d.seeds)} reporting seeds",
+        f"seeds; {len(d.seeds)} reporting seeds"
+        + (
+            f", raised for {' vs '.join(d.seed_rule)} at each budget to the fewest that resolve "
+            f"the margin at the tuning seeds' measured spread (at most {d.max_seeds}; the rule "
+            "reads only the spread, fixed before any reporting run: converge.seeding)"
+            if d.seed_rule
+            else ""
+        ),
     ]
     if p.prior_sd is not None:
         lines.append(
@@ -181,6 +199,21 @@ def plan_lines(p: Plan) -> list[str]:
             f"so {len(d.seeds)} seeds resolve +/-{p.resolution:.3f} (the margin is {d.margin}); "
             f"{p.seeds_needed or 'more than 200'} seeds would resolve the margin at that sd, "
             "before the test files' share is added (measured from the first runs)"
+        )
+    for b, (spread, n) in sorted(p.seed_rule.items()):
+        if spread is None or n is None:
+            lines.append(
+                f"  reporting seeds at {b:,}: not decided yet (the "
+                f"{' and '.join(d.seed_rule or ())} tuning at {max(d.lengths):,} steps is not "
+                f"complete); at least {len(d.seeds)}"
+            )
+            continue
+        lines.append(
+            f"  reporting seeds at {b:,}: {n}, from the tuning seeds' spread over "
+            f"{spread.settings} settings ({spread.df} df): a seed's paired effect varies by sd "
+            f"{spread.sd_seed:.4f} bits/char, the test files add se {spread.se_file:.4f}; "
+            f"{n} seeds resolve +/-{resolution(spread.sd_seed, n, spread.se_file):.4f} "
+            f"(the margin is {d.margin})"
         )
     for (b, depth), s in sorted(p.step_seconds.items()):
         lines.append(f"  cost model: {b:,} parameters, L={depth}: {s:.3f} s per step (the scale "

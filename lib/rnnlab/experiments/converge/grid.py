@@ -47,6 +47,9 @@ class Design:
     variants: tuple[Variant, ...] = VARIANTS
     groups: tuple[tuple[str, ...], ...] = (("L1", "L2"), ("L4-res-LN", "L4-plain"))
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    # the reporting seeds of seed_rule's variants grow to at most max_seeds (converge.seeding)
+    seed_rule: tuple[str, str] | None = ("L1", "L2")
+    max_seeds: int = 16
     seq_len: int = 128
     batch_size: int = 32
     embedding_dim: int = 32
@@ -86,6 +89,7 @@ def design(profile: str = "reference") -> Design:
             variants=(Variant("L1", 1, dropouts=(0.0, 0.2)), Variant("L2", 2, dropouts=(0.0, 0.2))),
             groups=(("L1", "L2"),),
             seeds=(0, 1),
+            max_seeds=3,
             n_test=64,
             eval_every=5,
             **SMOKE_CHARLM,

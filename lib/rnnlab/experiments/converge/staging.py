@@ -16,6 +16,7 @@ from rnnlab.experiments.converge.grid import (
     design,
     tuning_experiments,
 )
+from rnnlab.experiments.converge.seeding import report_seeds
 from rnnlab.experiments.experiment import TUNE_SEEDS
 from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.sweep import SweepRecords, SweepSpec, run_sweep
@@ -44,7 +45,8 @@ def converged(d: Design, budget: int, variant: Variant, steps: int,
     to ``steps`` over the reporting seeds is below the margin. ``None`` until both lengths'
     reporting runs are in (or when ``steps / 2`` is not a length of the design)."""
     half = steps // 2
-    if half not in d.family:
+    seeds = report_seeds(d, budget, (variant.name,), records)
+    if half not in d.family or seeds is None:
         return None
     gains = []
     a, b = chosen(d, budget, variant, half, records), chosen(d, budget, variant, steps, records)
@@ -52,7 +54,7 @@ def converged(d: Design, budget: int, variant: Variant, steps: int,
         return None
     val = {(r["experiment_key"], r["seed"]): r["metrics"]["val"]
            for r in records if r.get("role") == "eval"}  # fmt: skip
-    for s in d.seeds:
+    for s in seeds:
         if (a.key, s) not in val or (b.key, s) not in val:
             return None
         gains.append(val[(a.key, s)] - val[(b.key, s)])
@@ -74,7 +76,8 @@ def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
     """The whole run order as far as ``records`` decide it (see the module docstring): per
     budget and group of variants (``d.groups``: L1 and L2 first, so the main comparison is
     answered first), for each length (longest first) its tuning stage, then its reporting
-    stage."""
+    stage. A report stage's seeds are :func:`rnnlab.experiments.converge.seeding.report_seeds`'s
+    (``d.seeds`` as a lower bound, and no experiment, while they are not decided)."""
     out = []
     for budget, group in ((b, g) for b in d.budgets for g in d.groups):
         need = {v.name: lengths_needed(d, budget, v, records)
@@ -90,7 +93,10 @@ def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
                     picked = [chosen(d, budget, v, steps, records)
                               for v in d.variants if v.name in names]  # fmt: skip
                     exps = [e for e in picked if e is not None]
-                    seeds = d.seeds
+                    decided = report_seeds(d, budget, names, records)
+                    if decided is None:  # the seed rule's tuning is not complete: wait
+                        exps, decided = [], d.seeds
+                    seeds = decided
                 spec = SweepSpec(LAB, d.profile, tuple(exps), seeds)
                 out.append(Stage(kind, budget, steps, names, spec))
     return out
@@ -114,7 +120,7 @@ def planned_runs(d: Design, records: Sequence[dict]) -> int:
             for cell in cells_of(st.spec.experiments).values():
                 n += len(cell_grid(cell, records)[0]) * len(TUNE_SEEDS) * len(cell)
         else:
-            n += len(st.variants) * len(d.seeds)
+            n += len(st.variants) * len(st.spec.seeds)
     return n
 
 

@@ -1,0 +1,84 @@
+"""How many reporting seeds each budget gets, fixed before any reporting run.
+
+Five seeds resolve about +/-0.02 bits/char at the spread the scale map showed, twice the margin,
+so five could never declare two depths *equivalent*. The design therefore declares a rule (in
+force before the first reporting run of the experiment, 2026-12-04) that sizes each budget's
+main comparison from runs that are never reported:
+
+* at each budget, once the tuning of ``d.seed_rule`` (L1 and L2) at the longest declared length
+  is complete, take every (dropout, rate) setting both were tuned at, on both tuning seeds;
+* measure the spread of the paired effect, seed to seed, and the test files' share
+  (:func:`rnnlab.experiments.resolution.tuning_spread`);
+* the budget's reporting seeds are ``d.seeds`` and the next ones, ``n`` in all: the fewest
+  seeds whose :func:`rnnlab.experiments.resolution.resolution` is at or below the margin, at
+  least ``len(d.seeds)`` and at most ``d.max_seeds`` (where even that many cannot reach the
+  margin, the verdict's interval will show it).
+
+Only the spread enters the rule, never the effect, and the tuning runs it reads are never
+reported. It applies to the variants of ``d.seed_rule``; the other variants keep ``d.seeds`` and
+are paired with them on the seeds they share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rnnlab.experiments.converge.grid import Design, tuning_experiments
+from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
+from rnnlab.experiments.resolution import Spread, seeds_for_resolution, tuning_spread
+from rnnlab.experiments.tuning import cell_grid, cells_of
+
+
+def seed_spread(d: Design, budget: int, records: Sequence[dict]) -> Spread | None:
+    """The tuning seeds' spread of ``d.seed_rule``'s comparison at ``budget`` (see the module
+    docstring); ``None`` until that tuning is complete, or without a rule."""
+    if d.seed_rule is None:
+        return None
+    wide_name, deep_name = d.seed_rule
+    steps = max(d.lengths)
+    exps = tuning_experiments(d, budget, steps, d.seed_rule)
+    cells = cells_of(exps)
+    grids = {}
+    for cell in cells.values():
+        grid, complete = cell_grid(cell, records)
+        if not complete:
+            return None
+        grids.update({e.key: grid for e in cell})
+    by_id = {r["run_id"]: r for r in records}
+
+    def runs(e, lr) -> dict[int, dict]:
+        return {s: by_id[i] for s in TUNE_SEEDS if (i := run_id(e, "tune", s, lr)) in by_id}
+
+    variant = {e.key: dict(e.labels)["variant"] for e in exps}
+    wides = {e.dropout: e for e in exps if variant[e.key] == wide_name}
+    deeps = {e.dropout: e for e in exps if variant[e.key] == deep_name}
+    settings = [
+        (runs(wides[p], lr), runs(deeps[p], lr))
+        for p in sorted(set(wides) & set(deeps))
+        for lr in sorted(set(grids[wides[p].key]) & set(grids[deeps[p].key]))
+    ]
+    try:
+        return tuning_spread(settings)
+    except ValueError:
+        return None
+
+
+def seeds_from_spread(d: Design, spread: Spread) -> int:
+    """The rule's number of reporting seeds for a measured ``spread``."""
+    n = seeds_for_resolution(spread.sd_seed, d.margin, spread.se_file, most=d.max_seeds)
+    return d.max_seeds if n is None else max(len(d.seeds), n)
+
+
+def report_seeds(
+    d: Design, budget: int, variants: Sequence[str], records: Sequence[dict]
+) -> tuple[int, ...] | None:
+    """The reporting seeds of ``variants`` at ``budget``: ``d.seeds`` for variants outside
+    ``d.seed_rule``; for those inside it, ``d.seeds`` and the next seeds, as many as the rule
+    says, or ``None`` while the rule's tuning is incomplete."""
+    if d.seed_rule is None or not set(variants) & set(d.seed_rule):
+        return d.seeds
+    spread = seed_spread(d, budget, records)
+    if spread is None:
+        return None
+    extra = seeds_from_spread(d, spread) - len(d.seeds)
+    first = max(d.seeds) + 1
+    return d.seeds + tuple(range(first, first + extra))
