@@ -1,9 +1,9 @@
 """How many reporting seeds each budget gets, fixed before any reporting run.
 
 Five seeds resolve about +/-0.02 bits/char at the spread the scale map showed, twice the margin,
-so five could never declare two depths *equivalent*. The design therefore declares a rule (in
-force before the first reporting run of the experiment, 2026-12-04) that sizes each budget's
-main comparison from runs that are never reported:
+so five could never declare two depths *equivalent*. The design therefore declares a rule that
+sizes each budget's main comparison from runs that are never reported. It is a change of design,
+reported as one: added on 2026-12-04, after 17 tuning runs and before any reporting run:
 
 * at each budget, once the tuning of ``d.seed_rule`` (L1 and L2) at the longest declared length
   is complete, take every (dropout, rate) setting both were tuned at, on both tuning seeds;
