@@ -121,13 +121,13 @@ def test_the_plan_prints_each_budgets_seed_decision():
     budget = d.budgets[0]
     rng = np.random.default_rng(4)
     undecided = "\n".join(converge.plan_lines(converge.plan("smoke", [], [], {})))
-    assert f"reporting seeds at {budget:,}: not decided yet" in undecided
+    assert f"reporting seeds at {budget:,} parameters: not decided yet" in undecided
     noisy = _tuning_records(d, budget, 0.05, rng)
     p = converge.plan("smoke", noisy, [], {})
     spread, n = p.seed_rule[budget]
     assert n == 3 and spread.settings == 4
     text = "\n".join(converge.plan_lines(p))
-    assert f"reporting seeds at {budget:,}: 3, from the tuning seeds' spread over 4 " in text
+    assert f"reporting seeds at {budget:,} parameters: 3 seeds, from the tuning" in text
     # the report stages are planned with the decided seeds
     report = [s for s in p.stages if s.kind == "report"]
     assert report and all(s.runs == len(s.variants) * 3 for s in report)

@@ -158,6 +158,14 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
         f"({spent / 3600:.1f} core-hours); "
         f"`python -m rnnlab run-converge --profile {profile}` resumes it."
     ]
+    if d.seed_rule:
+        lines.append(
+            "- *Reporting seeds* (the seed rule for "
+            f"{' vs '.join(d.seed_rule)}, `rnnlab.experiments.converge.seeding`, added before "
+            "any reporting run): "
+            + "; ".join(converge.decision_text(d, b, records) for b in d.budgets)
+            + "."
+        )
     cells = results(profile, records)
     if not cells:
         lines.append(

@@ -83,7 +83,12 @@ from rnnlab.experiments.converge.grid import (
     experiment,
     tuning_experiments,
 )
-from rnnlab.experiments.converge.seeding import report_seeds, seed_spread, seeds_from_spread
+from rnnlab.experiments.converge.seeding import (
+    decision_text,
+    report_seeds,
+    seed_spread,
+    seeds_from_spread,
+)
 from rnnlab.experiments.converge.staging import (
     DEFAULT_OPTIONS,
     Stage,
@@ -109,6 +114,7 @@ __all__ = [
     "chosen",
     "tuning_experiments",
     "report_seeds",
+    "decision_text",
     "seed_spread",
     "seeds_from_spread",
     "DEFAULT_OPTIONS",

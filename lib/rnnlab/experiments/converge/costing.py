@@ -15,7 +15,12 @@ from rnnlab.experiments.converge.grid import (
     design,
     experiment,
 )
-from rnnlab.experiments.converge.seeding import report_seeds, seed_spread, seeds_from_spread
+from rnnlab.experiments.converge.seeding import (
+    decision_text,
+    report_seeds,
+    seed_spread,
+    seeds_from_spread,
+)
 from rnnlab.experiments.converge.staging import (
     stages,
 )
@@ -54,6 +59,7 @@ class Plan:
     # budget -> (the tuning seeds' spread, the reporting seeds it gives); (None, None) until
     # the seed rule's tuning is complete (rnnlab.experiments.converge.seeding)
     seed_rule: dict = field(default_factory=dict)
+    seed_texts: tuple[str, ...] = ()  # the same, in words (converge.seeding.decision_text)
 
 
 def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
@@ -150,6 +156,7 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
         run_step_seconds=run_step_seconds(records),
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
+        seed_texts=tuple(decision_text(d, b, records) for b in d.budgets) if d.seed_rule else (),
     )
 
 
@@ -200,21 +207,7 @@ def plan_lines(p: Plan) -> list[str]:
             f"{p.seeds_needed or 'more than 200'} seeds would resolve the margin at that sd, "
             "before the test files' share is added (measured from the first runs)"
         )
-    for b, (spread, n) in sorted(p.seed_rule.items()):
-        if spread is None or n is None:
-            lines.append(
-                f"  reporting seeds at {b:,}: not decided yet (the "
-                f"{' and '.join(d.seed_rule or ())} tuning at {max(d.lengths):,} steps is not "
-                f"complete); at least {len(d.seeds)}"
-            )
-            continue
-        lines.append(
-            f"  reporting seeds at {b:,}: {n}, from the tuning seeds' spread over "
-            f"{spread.settings} settings ({spread.df} df): a seed's paired effect varies by sd "
-            f"{spread.sd_seed:.4f} bits/char, the test files add se {spread.se_file:.4f}; "
-            f"{n} seeds resolve +/-{resolution(spread.sd_seed, n, spread.se_file):.4f} "
-            f"(the margin is {d.margin})"
-        )
+    lines += [f"  reporting seeds at {text}" for text in p.seed_texts]
     for (b, depth), s in sorted(p.step_seconds.items()):
         lines.append(f"  cost model: {b:,} parameters, L={depth}: {s:.3f} s per step (the scale "
                      "benchmark, data/scale_step_seconds.json)")  # fmt: skip

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from rnnlab.experiments.converge.grid import Design, tuning_experiments
 from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
-from rnnlab.experiments.resolution import Spread, seeds_for_resolution, tuning_spread
+from rnnlab.experiments.resolution import Spread, resolution, seeds_for_resolution, tuning_spread
 from rnnlab.experiments.tuning import cell_grid, cells_of
 
 
@@ -82,3 +82,21 @@ def report_seeds(
     extra = seeds_from_spread(d, spread) - len(d.seeds)
     first = max(d.seeds) + 1
     return d.seeds + tuple(range(first, first + extra))
+
+
+def decision_text(d: Design, budget: int, records: Sequence[dict]) -> str:
+    """The seed rule's decision at ``budget`` in words (the plan and the report print it)."""
+    spread = seed_spread(d, budget, records)
+    if spread is None:
+        return (
+            f"{budget:,} parameters: not decided yet (the {' and '.join(d.seed_rule or ())} "
+            f"tuning at {max(d.lengths):,} steps is not complete); at least {len(d.seeds)}"
+        )
+    n = seeds_from_spread(d, spread)
+    return (
+        f"{budget:,} parameters: {n} seeds, from the tuning seeds' spread over "
+        f"{spread.settings} settings ({spread.df} df): a seed's paired effect varies by sd "
+        f"{spread.sd_seed:.4f} bits/char, the test files add se {spread.se_file:.4f}; {n} seeds "
+        f"resolve +/-{resolution(spread.sd_seed, n, spread.se_file):.4f} (the margin is "
+        f"{d.margin})"
+    )
