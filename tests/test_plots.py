@@ -144,3 +144,41 @@ def test_scale_map_overview_draws_one_panel_per_depth_and_marks_missing_cells() 
     assert sum(t.endswith(c.comparison.verdict) for t in texts for c in m.cells[2][:1]) >= 1
     with pytest.raises(ValueError, match="maps"):
         plots.scale_map_overview({}, rows=[1], cols=[1], title="t")
+
+
+def _tuning_row(variant: str, dropout: float, vals: dict, chosen=None) -> dict:
+    # tuning_report's rows store scores oriented so that higher is better (-bits/char)
+    scores = {lr: (-v if v is not None else None) for lr, v in vals.items()}
+    return {"labels": {"variant": variant}, "dropout": dropout, "chosen": chosen,
+            "mean_val": scores}  # fmt: skip
+
+
+def test_converge_tuning_figure_draws_a_panel_per_variant_and_circles_finished_choices() -> None:
+    from rnnlab.course import figure_text
+
+    rows = [
+        _tuning_row("L1", 0.0, {0.002: 1.95, 0.004: 1.97, 0.008: 1.945, 0.016: 2.06}, 0.008),
+        _tuning_row("L1", 0.2, {0.002: 1.92, 0.004: 1.90, 0.008: 1.876, 0.016: 1.935}, 0.008),
+        _tuning_row("L2", 0.0, {0.002: 1.936, 0.004: None, 0.008: None}),
+        _tuning_row("L4-plain", 0.0, {}),  # not run yet: no panel
+    ]
+    fig = plots.converge_tuning_figure(rows, title="t", source="s")
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["L1", "L2"]
+    assert all(ax.get_xscale() == "log" and "learning rate" in ax.get_xlabel() for ax in axes)
+    assert "bits per character" in axes[0].get_ylabel()
+    # L1: two lines of four rates and two circles (the chosen rates); L2: one point, no circle
+    l1 = [ln for ln in axes[0].get_lines() if ln.get_markerfacecolor() != "none"]
+    circles = [ln for ln in axes[0].get_lines() if ln.get_markerfacecolor() == "none"]
+    assert sorted(len(ln.get_xdata()) for ln in l1) == [4, 4]
+    assert [(c.get_xdata()[0], c.get_ydata()[0]) for c in circles] == [(0.008, 1.945),
+                                                                        (0.008, 1.876)]  # fmt: skip
+    assert not [ln for ln in axes[1].get_lines() if ln.get_markerfacecolor() == "none"]
+    alt = figure_text.converge_tuning_alt(rows)
+    assert "L1 dropout 0.2: rates 0.002, 0.004, 0.008, 0.016, lowest 1.876 at 0.008" in alt
+    assert "L2 dropout 0: rates 0.002, lowest 1.936 at 0.002 (grid not finished)" in alt
+    assert "L4-plain" not in alt
+    with pytest.raises(ValueError, match="at least one tuning run"):
+        plots.converge_tuning_figure(rows[3:], title="t")
+    with pytest.raises(ValueError, match="at least one tuning run"):
+        figure_text.converge_tuning_alt(rows[3:])

@@ -258,6 +258,32 @@ def tuning_alt(rows: Sequence[dict], *, what: str = "mean validation score") -> 
     )
 
 
+def converge_tuning_alt(rows: Sequence[dict]) -> str:
+    """Alt text of :func:`rnnlab.course.plots.converge_tuning_figure` for the same ``rows``:
+    per variant and dropout, the rates tried and the best mean validation so far."""
+    parts = []
+    for r in rows:
+        pts = {float(lr): -v for lr, v in r["mean_val"].items() if v is not None}
+        if not pts:
+            continue
+        best = min(pts, key=pts.__getitem__)
+        state = f"chosen {r['chosen']:g}" if r.get("chosen") is not None else "grid not finished"
+        parts.append(
+            f"{r['labels']['variant']} dropout {float(r.get('dropout', 0.0)):g}: rates "
+            f"{', '.join(f'{x:g}' for x in sorted(pts))}, lowest {pts[best]:.3f} at {best:g} "
+            f"({state})"
+        )
+    if not parts:
+        raise ValueError("rows must hold at least one tuning run")
+    return (
+        "Panels, one per variant, of the mean validation bits per character over the tuning "
+        "seeds against the peak learning rate on a logarithmic axis, a solid line for dropout 0 "
+        "and a dashed one for dropout 0.2, the chosen rate of a finished grid circled. "
+        + "; ".join(parts)
+        + "."
+    )
+
+
 # --- the design chapter: what depth costs ---------------------------------------------------------
 
 

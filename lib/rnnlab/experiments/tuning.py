@@ -115,6 +115,7 @@ def tuning_report(experiments: Sequence[Experiment], records: Sequence[dict]) ->
                     "labels": dict(exp.labels),
                     "budget": exp.budget,
                     "num_layers": exp.num_layers,
+                    "dropout": exp.dropout,
                     "metric": metric_of.get(exp.key),
                     "grid": list(grid),
                     "initial_grid": [rate(g) for g in exp.lr_grid],

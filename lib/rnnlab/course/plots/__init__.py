@@ -23,6 +23,8 @@ hardware, seeds and date of the results, printed under the figure):
 - :func:`gap_heatmap`: the effect over a two-way grid (nesting depth x training-set size).
 - :func:`group_score_figure`: the test score per group (e.g. nesting depth) by number of layers.
 - :func:`scale_map_overview`: the scale map at a glance: where each side leads, and how sure we are.
+- :func:`converge_tuning_figure`: the convergence experiment's tuning, validation against the
+  learning rate per variant and dropout.
 
 What depth costs (the design chapter):
 
@@ -32,12 +34,14 @@ What depth costs (the design chapter):
   equal parameters, beside the FLOPs per token (rows of ``benchmarks/bench_depth_cost.py``).
 
 The functions live in submodules by subject (:mod:`.counting`, :mod:`.results`,
-:mod:`.depth_cost`, :mod:`.scale_map`, shared look in :mod:`.style`); this package re-exports them,
-so ``from rnnlab.course import plots; plots.depth_comparison_figure(...)`` works.
+:mod:`.depth_cost`, :mod:`.scale_map`, :mod:`.converge`, shared look in :mod:`.style`); this
+package re-exports them, so ``from rnnlab.course import plots;
+plots.depth_comparison_figure(...)`` works.
 """
 
 from __future__ import annotations
 
+from rnnlab.course.plots.converge import converge_tuning_figure
 from rnnlab.course.plots.counting import halving_ratio_figure, param_count_vs_width
 from rnnlab.course.plots.depth_cost import critical_path_figure, depth_cost_figure
 from rnnlab.course.plots.results import (
@@ -60,6 +64,7 @@ from rnnlab.course.plots.style import (
 )
 
 __all__ = [
+    "converge_tuning_figure",
     "critical_path_figure",
     "curve_gap_figure",
     "depth_cost_figure",
