@@ -347,3 +347,36 @@ def test_tuning_lines_give_each_setting_its_mean_over_seeds_and_the_leader():
         "0.008 1.000 (1 seed)"
     )
     assert converge_report.tuning_lines([]) == []
+
+
+def test_runs_that_can_start_from_a_fork_go_first(tmp_path):
+    from rnnlab.experiments.experiment import fork_path, run_id
+    from rnnlab.experiments.sweep import fork_first
+
+    d = converge.design("smoke")
+    v = d.variants[0]
+    long_, short = (converge.experiment(d, 12_000, v, 0.0, n) for n in (40, 20))
+    other = converge.experiment(d, 12_000, d.variants[1], 0.0, 40)
+    units = [(other, "tune", 10_000, 0.002), (short, "tune", 10_000, 0.002),
+             (short, "tune", 10_001, 0.002)]  # fmt: skip
+    assert fork_first(units, None) == units  # no checkpoints: the design order
+    # the sibling at 40 steps of the second seed is in flight: that short run goes last
+    busy = {run_id(long_, "tune", 10_001, 0.002)}
+    assert fork_first(units, tmp_path, busy) == [units[0], units[1], units[2]]
+    assert fork_first(units[::-1], tmp_path, busy) == [units[1], units[0], units[2]]
+    # a fork waiting for the first seed's short run: it goes first
+    fork_path(tmp_path, short, "tune", 10_000, 0.002).write_bytes(b"")
+    assert fork_first(units, tmp_path, busy) == [units[1], units[0], units[2]]
+
+
+@pytest.mark.slow
+def test_a_sitting_uses_the_forks_it_writes(tmp_path):
+    # two runs, one process: the second is the first one's sibling at the other length,
+    # started from the fork the first left (the design order would start another long run)
+    out = tmp_path / "c.jsonl"
+    records = converge.run_converge("smoke", out, options=RunOptions(jobs=1, max_runs=2))
+    first, second = records
+    assert first["experiment"]["labels"]["steps"] == 40 and "forked_from" not in first["metrics"]
+    assert second["experiment"]["labels"]["steps"] == 20
+    assert second["metrics"]["forked_from"]["step"] == 16
+    assert (second["seed"], second["lr"]) == (first["seed"], first["lr"])

@@ -43,7 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from rnnlab.experiments import runner
-from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, run_id
+from rnnlab.experiments.experiment import (
+    TUNE_SEEDS,
+    Experiment,
+    family_forks,
+    fork_path,
+    run_id,
+)
 from rnnlab.experiments.options import RunOptions
 from rnnlab.experiments.store import ResultsFileError, ResultsStore, eval_records, failure_record
 from rnnlab.experiments.tuning import cell_grid, cells_of, choose_lr
@@ -189,6 +195,32 @@ def pending_units(
     return todo
 
 
+def fork_first(
+    units: Sequence[tuple[Experiment, str, int, float]],
+    checkpoint_dir: str | Path | None,
+    busy: set[str] = frozenset(),
+) -> list[tuple[Experiment, str, int, float]]:
+    """``units`` in the order to start them when runs of one family (lengths of one
+    warmup-stable-decay schedule, :func:`rnnlab.experiments.experiment.family_forks`) share
+    ``checkpoint_dir``: first the runs that can start from a fork another length left there,
+    then the rest, and last the runs whose fork a run in flight (``busy``: run ids) has yet to
+    write. Forks are not committed, so a fork used in the sitting that wrote it is compute saved
+    that a later sitting would pay again. The order within each group is kept; without
+    ``checkpoint_dir`` nothing changes."""
+    if checkpoint_dir is None:
+        return list(units)
+
+    def rank(unit: tuple[Experiment, str, int, float]) -> int:
+        exp, role, seed, lr = unit
+        if fork_path(checkpoint_dir, exp, role, seed, lr).exists():
+            return 0
+        if any(run_id(other, role, seed, lr) in busy for _, other in family_forks(exp)):
+            return 2
+        return 1
+
+    return sorted(units, key=rank)
+
+
 class SweepRecords(list):
     """What :func:`run_sweep` returns: a plain ``list`` of every run record in the results file
     (each ``run_id`` once), plus ``failures``: the runs that raised in this sweep, as
@@ -310,7 +342,7 @@ def run_sweep(
         while True:
             if budget_left():
                 busy = {run_id(*u) for u in running.values()}
-                for unit in todo():
+                for unit in fork_first(todo(), options.checkpoint_dir, busy):
                     if ex.slots is not None and len(running) >= ex.slots:
                         break
                     if run_id(*unit) not in busy:

@@ -44,9 +44,12 @@ there, with a design declared here before any of its runs:
   :func:`rnnlab.evidence.stats.verdict_v2_from_interval` at the 0.01 margin, Holm across the
   budgets.
 
-Run order: budget by budget (smallest first); within one, the tuning runs of the longest length
-(their forks seed the shorter), the shorter length's tuning, then the reporting runs, longest
-first. Each stage is a :class:`~rnnlab.experiments.sweep.SweepSpec` run by
+Run order: budget by budget (smallest first); within one, the tuning runs of every length, then
+the reporting runs. The lengths of one stage kind run as one sweep, and a run that can start
+from a fork its sibling at another length left goes first
+(:func:`rnnlab.experiments.sweep.fork_first`): forks live in the uncommitted ``<out>.ckpt``, so
+one used in the sitting that wrote it is compute a later sitting would pay again. Each stage is a
+:class:`~rnnlab.experiments.sweep.SweepSpec` run by
 :func:`rnnlab.experiments.sweep.run_sweep`, so a killed sweep resumes (run ids are stable) and
 checkpoints every few minutes.
 

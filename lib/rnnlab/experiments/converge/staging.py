@@ -124,6 +124,26 @@ def planned_runs(d: Design, records: Sequence[dict]) -> int:
     return n
 
 
+def _group(d: Design, stage: Stage) -> tuple[str, ...]:
+    return next(g for g in d.groups if stage.variants[0] in g)
+
+
+def _with_other_lengths(d: Design, stage: Stage, todo: Sequence[Stage]) -> SweepSpec:
+    """``stage``'s sweep, joined with the other lengths' stages of the same kind, budget and
+    group that can run now: one sweep, so each run's sibling at another length can start from
+    the fork it left in the same sitting (:func:`rnnlab.experiments.sweep.fork_first`). Which
+    runs are made, and every number, stay those of the stages; only the order changes."""
+    same = [
+        s
+        for s in todo
+        if (s.kind, s.budget, _group(d, s)) == (stage.kind, stage.budget, _group(d, stage))
+        and s.spec.experiments
+        and s.spec.seeds == stage.spec.seeds
+    ]
+    exps = tuple(e for s in same for e in s.spec.experiments)
+    return SweepSpec(LAB, d.profile, exps, stage.spec.seeds)
+
+
 def default_out(profile: str) -> Path:
     """``data/results/converge/<profile>.jsonl`` (reference, gpu) or ``runs/converge-smoke``."""
     from rnnlab.core.paths import repo_root, runs_dir
@@ -168,7 +188,7 @@ def run_converge(
             return records
         before = len(records)
         records = run_sweep(
-            stage.spec,
+            _with_other_lengths(d, stage, todo),
             out,
             options=dataclasses.replace(options, max_runs=left),
             on_record=on_record,
