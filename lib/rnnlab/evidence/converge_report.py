@@ -148,9 +148,8 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
     )
     spent = sum(own_wall_time_s(r) for r in records)
     # until the seed rule has decided every budget, the number of reporting runs is a floor
-    open_seeds = d.seed_rule is not None and any(
-        converge.seed_spread(d, b, records) is None for b in d.budgets
-    )
+    spreads = {b: converge.seed_spread(d, b, records) for b in d.budgets}
+    open_seeds = d.seed_rule is not None and None in spreads.values()
     done = have == wanted and wanted > 0 and not open_seeds
     lines = [
         f"- **{'Final' if done else 'Provisional'}**: {have} of {'at least ' * open_seeds}"
@@ -163,7 +162,7 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
             "- *Reporting seeds* (the seed rule for "
             f"{' vs '.join(d.seed_rule)}, `rnnlab.experiments.converge.seeding`, added before "
             "any reporting run): "
-            + "; ".join(converge.decision_text(d, b, records) for b in d.budgets)
+            + "; ".join(converge.decision_text(d, b, spread) for b, spread in spreads.items())
             + "."
         )
     cells = results(profile, records)

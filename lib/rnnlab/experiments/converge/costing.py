@@ -59,7 +59,6 @@ class Plan:
     # budget -> (the tuning seeds' spread, the reporting seeds it gives); (None, None) until
     # the seed rule's tuning is complete (rnnlab.experiments.converge.seeding)
     seed_rule: dict = field(default_factory=dict)
-    seed_texts: tuple[str, ...] = ()  # the same, in words (converge.seeding.decision_text)
 
 
 def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
@@ -156,7 +155,6 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
         run_step_seconds=run_step_seconds(records),
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
-        seed_texts=tuple(decision_text(d, b, records) for b in d.budgets) if d.seed_rule else (),
     )
 
 
@@ -207,7 +205,9 @@ def plan_lines(p: Plan) -> list[str]:
             f"{p.seeds_needed or 'more than 200'} seeds would resolve the margin at that sd, "
             "before the test files' share is added (measured from the first runs)"
         )
-    lines += [f"  reporting seeds at {text}" for text in p.seed_texts]
+    if d.seed_rule:
+        lines += [f"  reporting seeds at {decision_text(d, b, spread)}"
+                  for b, (spread, _) in sorted(p.seed_rule.items())]  # fmt: skip
     for (b, depth), s in sorted(p.step_seconds.items()):
         lines.append(f"  cost model: {b:,} parameters, L={depth}: {s:.3f} s per step (the scale "
                      "benchmark, data/scale_step_seconds.json)")  # fmt: skip

@@ -84,9 +84,9 @@ def report_seeds(
     return d.seeds + tuple(range(first, first + extra))
 
 
-def decision_text(d: Design, budget: int, records: Sequence[dict]) -> str:
-    """The seed rule's decision at ``budget`` in words (the plan and the report print it)."""
-    spread = seed_spread(d, budget, records)
+def decision_text(d: Design, budget: int, spread: Spread | None) -> str:
+    """The seed rule's decision at ``budget`` for the measured ``spread`` (:func:`seed_spread`;
+    ``None``: not decided yet), in words: the plan and the report print it."""
     if spread is None:
         return (
             f"{budget:,} parameters: not decided yet (the {' and '.join(d.seed_rule or ())} "
