@@ -178,6 +178,14 @@ def test_converge_tuning_figure_draws_a_panel_per_variant_and_circles_finished_c
     assert "L1 dropout 0.2: rates 0.002, 0.004, 0.008, 0.016, lowest 1.876 at 0.008" in alt
     assert "L2 dropout 0: rates 0.002, lowest 1.936 at 0.002 (grid not finished)" in alt
     assert "L4-plain" not in alt
+    # with the runs behind the rows, each seed is a cross beside its mean
+    runs = [{"role": "tune", "experiment_key": "k", "lr": 0.008, "metrics": {"val": v}}
+            for v in (1.875, 1.877)]  # fmt: skip
+    keyed = [dict(rows[1], experiment_key="k")]
+    fig = plots.converge_tuning_figure(keyed, title="t", records=runs)
+    crosses = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "x"]
+    assert [list(c.get_ydata()) for c in crosses] == [[1.875, 1.877]]
+    assert "seeds 1.875-1.877 (chosen 0.008)" in figure_text.converge_tuning_alt(keyed, runs)
     with pytest.raises(ValueError, match="at least one tuning run"):
         plots.converge_tuning_figure(rows[3:], title="t")
     with pytest.raises(ValueError, match="at least one tuning run"):

@@ -258,9 +258,12 @@ def tuning_alt(rows: Sequence[dict], *, what: str = "mean validation score") -> 
     )
 
 
-def converge_tuning_alt(rows: Sequence[dict]) -> str:
-    """Alt text of :func:`rnnlab.course.plots.converge_tuning_figure` for the same ``rows``:
-    per variant and dropout, the rates tried and the best mean validation so far."""
+def converge_tuning_alt(rows: Sequence[dict], records: Sequence[dict] = ()) -> str:
+    """Alt text of :func:`rnnlab.course.plots.converge_tuning_figure` for the same ``rows`` and
+    ``records``: per variant and dropout, the rates tried and the best mean validation so far,
+    with its seeds' range."""
+    from rnnlab.course.plots.converge import seed_scores
+
     parts = []
     for r in rows:
         pts = {float(lr): -v for lr, v in r["mean_val"].items() if v is not None}
@@ -268,17 +271,21 @@ def converge_tuning_alt(rows: Sequence[dict]) -> str:
             continue
         best = min(pts, key=pts.__getitem__)
         state = f"chosen {r['chosen']:g}" if r.get("chosen") is not None else "grid not finished"
+        seeds = sorted(seed_scores(r, records).get(best, []))
+        spread = f", seeds {seeds[0]:.3f}-{seeds[-1]:.3f}" if len(seeds) > 1 else ""
         parts.append(
             f"{r['labels']['variant']} dropout {float(r.get('dropout', 0.0)):g}: rates "
-            f"{', '.join(f'{x:g}' for x in sorted(pts))}, lowest {pts[best]:.3f} at {best:g} "
-            f"({state})"
+            f"{', '.join(f'{x:g}' for x in sorted(pts))}, lowest {pts[best]:.3f} at {best:g}"
+            f"{spread} ({state})"
         )
     if not parts:
         raise ValueError("rows must hold at least one tuning run")
     return (
         "Panels, one per variant, of the mean validation bits per character over the tuning "
         "seeds against the peak learning rate on a logarithmic axis, a solid line for dropout 0 "
-        "and a dashed one for dropout 0.2, the chosen rate of a finished grid circled. "
+        "and a dashed one for dropout 0.2"
+        + (", each seed a cross" if records else "")
+        + ", the chosen rate of a finished grid circled. "
         + "; ".join(parts)
         + "."
     )

@@ -14,9 +14,21 @@ from rnnlab.course.plots.style import LAYER_COLORS, source_note
 DROPOUT_STYLES = {0.0: "-", 0.2: "--"}
 
 
-def converge_tuning_figure(rows: Sequence[dict], *, title: str, source: str = "") -> Figure:
+def seed_scores(row: dict, records: Sequence[dict]) -> dict[float, list[float]]:
+    """Each tuning seed's validation bits/char of ``row``'s experiment, by rate."""
+    out: dict[float, list[float]] = {}
+    for r in records:
+        if r.get("role") == "tune" and r.get("experiment_key") == row.get("experiment_key"):
+            out.setdefault(float(r["lr"]), []).append(float(r["metrics"]["val"]))
+    return out
+
+
+def converge_tuning_figure(
+    rows: Sequence[dict], *, title: str, source: str = "", records: Sequence[dict] = ()
+) -> Figure:
     """Mean validation bits/char over the tuning seeds against the peak learning rate (log
-    scale), one panel per variant and one line per dropout; the chosen rate of a finished grid
+    scale), one panel per variant and one line per dropout, each seed's score beside it as a
+    small cross (from ``records``, the runs behind ``rows``); the chosen rate of a finished grid
     is circled.
 
     ``rows`` are :func:`rnnlab.experiments.tuning.tuning_report`'s for one budget and length of
@@ -38,6 +50,8 @@ def converge_tuning_figure(rows: Sequence[dict], *, title: str, source: str = ""
             pts = sorted((float(lr), -v) for lr, v in r["mean_val"].items() if v is not None)
             xs, ys = zip(*pts, strict=True)
             ax.plot(xs, ys, "o", ls=DROPOUT_STYLES.get(drop, ":"), color=color)
+            for lr, vals in seed_scores(r, records).items():
+                ax.plot([lr] * len(vals), vals, "x", ms=5, ls="", color=color, alpha=0.8)
             if r.get("chosen") is not None:
                 y = dict(pts)[float(r["chosen"])]
                 ax.plot([r["chosen"]], [y], "o", ms=13, mfc="none", mec="0.1", mew=1.8)
@@ -53,6 +67,8 @@ def converge_tuning_figure(rows: Sequence[dict], *, title: str, source: str = ""
     axes[0].set_ylabel("validation bits per character\n(lower is better)")
     handles = [Line2D([], [], color="0.3", ls=s, marker="o", label=f"dropout {d:g}")
                for d, s in DROPOUT_STYLES.items()]  # fmt: skip
+    if records:
+        handles.append(Line2D([], [], ls="", marker="x", color="0.3", label="each tuning seed"))
     handles.append(Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec="0.1",
                           label="chosen rate (grid finished)"))  # fmt: skip
     axes[-1].legend(handles=handles, fontsize=7)
