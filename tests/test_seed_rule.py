@@ -62,6 +62,28 @@ def test_files_that_disagree_enter_the_spread_as_the_file_share():
     assert s.se_file > 0.02 and s.sd_seed < 0.005
 
 
+def test_the_file_share_splits_into_what_seeds_average_away_and_what_they_do_not():
+    rng = np.random.default_rng(5)
+    base = np.array([2.0, 1.8, 1.6, 1.9])
+
+    def settings(gains, noise):
+        out = []
+        for _ in range(200):
+            wide = {s: _record(s, base) for s in (0, 1)}
+            deep = {s: _record(s, base - gains - rng.normal(0, noise, 4)) for s in (0, 1)}
+            out.append((wide, deep))
+        return out
+
+    # seed noise on each file, no file-to-file difference in the effect: it averages away
+    noisy = tuning_spread(settings(np.zeros(4), 0.02))
+    assert noisy.file_fixed < 0.5 * noisy.file_noise
+    assert noisy.se_file_at(2) == pytest.approx(noisy.se_file, rel=0.1)
+    assert noisy.se_file_at(32) < 0.5 * noisy.se_file  # 1.0 if nothing averaged away
+    # files that differ, no noise: more seeds do not help
+    fixed = tuning_spread(settings(np.array([0.10, -0.05, 0.08, -0.02]), 0.0))
+    assert fixed.file_noise < 1e-9 and fixed.se_file_at(32) == pytest.approx(fixed.se_file)
+
+
 def test_the_spread_needs_two_paired_seeds_somewhere():
     with pytest.raises(ValueError, match="at least two paired seeds"):
         tuning_spread([({0: _record(0, [2, 2, 2, 2])}, {0: _record(0, [2, 2, 2, 2])})])

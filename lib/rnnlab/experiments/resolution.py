@@ -117,12 +117,22 @@ def file_bootstrap_se(diff: np.ndarray, windows: np.ndarray, n_boot: int = N_BOO
 
 @dataclass(frozen=True)
 class Spread:
-    """The spread of a paired comparison measured on tuning runs (:func:`tuning_spread`)."""
+    """The spread of a paired comparison measured on tuning runs (:func:`tuning_spread`).
+
+    The test files' share of the standard error has two parts: how much depth's effect differs
+    from file to file (``file_fixed``: it stays however many seeds run) and the seeds' noise on
+    each file (``file_noise``, for one seed: it shrinks as seeds are averaged)."""
 
     sd_seed: float  # standard deviation of one seed's paired effect, pooled over settings
-    se_file: float  # the test files' share (median over settings)
+    se_file: float  # the test files' share as measured with the tuning seeds
+    file_fixed: float
+    file_noise: float
     settings: int  # settings that gave both (at least two seeds on each side)
     df: int  # degrees of freedom of sd_seed
+
+    def se_file_at(self, n_seeds: int) -> float:
+        """The test files' share expected over ``n_seeds`` reporting seeds."""
+        return math.hypot(self.file_fixed, self.file_noise / math.sqrt(n_seeds))
 
 
 def tuning_spread(settings: Sequence[tuple[Mapping[int, dict], Mapping[int, dict]]]) -> Spread:
@@ -132,19 +142,36 @@ def tuning_spread(settings: Sequence[tuple[Mapping[int, dict], Mapping[int, dict
     ``(wide, deep)``, records by tuning seed. The per-seed paired effect (window-weighted test
     bits/char, wide minus deep) is computed per setting; its variance is pooled over settings
     (each contributes ``k - 1`` degrees of freedom for ``k`` seeds), so differences between
-    settings do not count as seed noise. The file component is the median over settings of
-    :func:`file_bootstrap_se` of that setting's seeds: with two seeds each, it also carries some
-    seed noise, so it errs on the wide side. Raises ValueError when no setting has two paired
-    seeds."""
-    ss, df, se_files = 0.0, 0, []
+    settings do not count as seed noise.
+
+    The file component is :func:`file_bootstrap_se` of the setting's seeds, split in two: the
+    same bootstrap of each seed's deviation from the seeds' mean measures the seeds' noise on
+    the files (its variance over ``k - 1`` is the noise left in a mean of ``k`` seeds), and the
+    rest is how much the effect differs between files. Both are pooled over settings as mean
+    variances. Raises ValueError when no setting has two paired seeds."""
+    ss, df, total, fixed, noise = 0.0, 0, [], [], []
     for wide, deep in settings:
         seeds, diff, windows = paired_file_differences(wide, deep)
-        if len(seeds) < 2:
+        k = len(seeds)
+        if k < 2:
             continue
         per_seed = diff @ (windows / windows.sum())
         ss += float(((per_seed - per_seed.mean()) ** 2).sum())
-        df += len(seeds) - 1
-        se_files.append(file_bootstrap_se(diff, windows))
+        df += k - 1
+        measured = file_bootstrap_se(diff, windows) ** 2
+        resid = diff - diff.mean(axis=0)
+        left = sum(file_bootstrap_se(resid[i : i + 1], windows) ** 2 for i in range(k))
+        left /= k * (k - 1)  # the seeds' noise left in the mean of k seeds
+        total.append(measured)
+        fixed.append(measured - left)
+        noise.append(left * k)  # the same for one seed
     if df == 0:
         raise ValueError("tuning_spread needs a setting with at least two paired seeds")
-    return Spread(math.sqrt(ss / df), float(statistics.median(se_files)), len(se_files), df)
+    return Spread(
+        sd_seed=math.sqrt(ss / df),
+        se_file=math.sqrt(statistics.fmean(total)),
+        file_fixed=math.sqrt(max(0.0, statistics.fmean(fixed))),
+        file_noise=math.sqrt(statistics.fmean(noise)),
+        settings=len(total),
+        df=df,
+    )

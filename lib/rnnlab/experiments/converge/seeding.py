@@ -7,7 +7,8 @@ reported as one: added on 2026-12-04, after 17 tuning runs and before any report
 
 * at each budget, once the tuning of ``d.seed_rule`` (L1 and L2) at the longest declared length
   is complete, take every (dropout, rate) setting both were tuned at, on both tuning seeds;
-* measure the spread of the paired effect, seed to seed, and the test files' share
+* measure the spread of the paired effect, seed to seed, and the test files' share, split into
+  the part that more seeds average away and the part they do not
   (:func:`rnnlab.experiments.resolution.tuning_spread`);
 * the budget's reporting seeds are ``d.seeds`` and the next ones, ``n`` in all: the fewest
   seeds whose :func:`rnnlab.experiments.resolution.resolution` is at or below the margin, at
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 
 from rnnlab.experiments.converge.grid import Design, tuning_experiments
 from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
-from rnnlab.experiments.resolution import Spread, resolution, seeds_for_resolution, tuning_spread
+from rnnlab.experiments.resolution import Spread, resolution, tuning_spread
 from rnnlab.experiments.tuning import cell_grid, cells_of
 
 
@@ -63,9 +64,14 @@ def seed_spread(d: Design, budget: int, records: Sequence[dict]) -> Spread | Non
 
 
 def seeds_from_spread(d: Design, spread: Spread) -> int:
-    """The rule's number of reporting seeds for a measured ``spread``."""
-    n = seeds_for_resolution(spread.sd_seed, d.margin, spread.se_file, most=d.max_seeds)
-    return d.max_seeds if n is None else max(len(d.seeds), n)
+    """The rule's number of reporting seeds for a measured ``spread``: the fewest from
+    ``len(d.seeds)`` to ``d.max_seeds`` whose resolution, with the test files' share expected at
+    that many seeds (:meth:`~rnnlab.experiments.resolution.Spread.se_file_at`), is at or below
+    the margin; ``d.max_seeds`` when none is."""
+    for n in range(len(d.seeds), d.max_seeds + 1):
+        if resolution(spread.sd_seed, n, spread.se_file_at(n)) <= d.margin:
+            return n
+    return d.max_seeds
 
 
 def report_seeds(
@@ -93,10 +99,13 @@ def decision_text(d: Design, budget: int, spread: Spread | None) -> str:
             f"tuning at {max(d.lengths):,} steps is not complete); at least {len(d.seeds)}"
         )
     n = seeds_from_spread(d, spread)
+    half = resolution(spread.sd_seed, n, spread.se_file_at(n))
     return (
         f"{budget:,} parameters: {n} seeds, from the tuning seeds' spread over "
         f"{spread.settings} settings ({spread.df} df): a seed's paired effect varies by sd "
-        f"{spread.sd_seed:.4f} bits/char, the test files add se {spread.se_file:.4f}; {n} seeds "
-        f"resolve +/-{resolution(spread.sd_seed, n, spread.se_file):.4f} (the margin is "
-        f"{d.margin})"
+        f"{spread.sd_seed:.4f} bits/char; the test files add se {spread.se_file_at(n):.4f} at "
+        f"{n} seeds ({spread.file_fixed:.4f} from files that differ, which more seeds do not "
+        f"remove); {n} seeds resolve +/-{half:.4f} (the margin is {d.margin}"
+        + ("" if half <= d.margin else ": not reached at the most seeds the rule allows")
+        + ")"
     )
