@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One GPU session, as one command: the CUDA checks, the depth-cost benchmark on the GPU, then as
-# much of the gpu scale map (rnnlab.experiments.scale, profile "gpu": budgets 25K to 1M) as fits in the time
-# left, many runs packed onto the one GPU at once. Everything it produces goes to $OUT.
+# many runs of an experiment's gpu profile as fit in the time left, many runs packed onto the one
+# GPU at once. Everything it produces goes to $OUT. The experiment is EXPERIMENT=converge (the
+# default: the convergence experiment, rnnlab.experiments.converge, whose design asks that a lent
+# GPU run its gpu profile first) or EXPERIMENT=scale (the scale map, rnnlab.experiments.scale).
 #
 #   OUT=/tmp/gpu bash scripts/gpu_session.sh            # on a machine with a CUDA GPU
 #   OUT=/tmp/gpu SECONDS_BUDGET=3600 JOBS=16 bash scripts/gpu_session.sh   # a longer session
@@ -13,21 +15,31 @@
 #   2. $OUT/cuda-tests.log     pytest tests/test_cuda.py: CUDA equals the CPU in fp32, training
 #                              learns (fp32, bf16, fp16), a killed run resumes, no per-step syncs
 #   3. $OUT/depth-cost-gpu.json  benchmarks/bench_depth_cost.py on the GPU (time per token by depth)
-#   4. $OUT/scale-gpu.jsonl    the scale map's runs, in its run order (shortest training first),
-#                              JOBS processes at once, stopped cleanly SECONDS_BUDGET seconds
-#                              after the script started; finished runs are whole records with
-#                              their provenance, so a partial file is a valid partial map
+#   4. $OUT/EXPERIMENT-gpu.jsonl  the experiment's runs, in its run order, JOBS processes at once,
+#                              stopped cleanly SECONDS_BUDGET seconds after the script started;
+#                              finished runs are whole records with their provenance, so a
+#                              partial file is a valid partial result. JOBS=auto (the default)
+#                              takes as many as could each finish a run of the experiment's
+#                              longest length in the time left even if the GPU ran their steps
+#                              one after another (from the benchmark's time per step), at most
+#                              MAX_JOBS. Checkpoints and forks stay outside $OUT.
 #
-# Back here: python -m rnnlab merge FILES_AT/scale-gpu.jsonl --out data/results/scale/gpu.jsonl
-# (it adds the new runs to the committed ones), commit it; a later session resumes the map with
-# RESUME=data/results/scale/gpu.jsonl (its finished runs are skipped).
+# Back here: python -m rnnlab merge FILES_AT/converge-gpu.jsonl --out data/results/converge/gpu.jsonl
+# (or scale-gpu.jsonl into data/results/scale/gpu.jsonl: it adds the new runs to the committed
+# ones), commit it; a later session resumes with RESUME=<that file> (its finished runs are skipped).
 #
 # For a check of the plumbing without a GPU (the tests do this): DEVICE=cpu PROFILE=smoke.
 set -uo pipefail
+case "${EXPERIMENT:-converge}" in
+  converge|scale) ;;
+  *) echo "EXPERIMENT must be converge or scale, got ${EXPERIMENT}" >&2; exit 2 ;;
+esac
 
 OUT=${OUT:?set OUT to the folder for the results}
 SECONDS_BUDGET=${SECONDS_BUDGET:-500}  # the whole script, start to finish
-JOBS=${JOBS:-12}                       # training processes sharing the GPU
+JOBS=${JOBS:-auto}                     # training processes sharing the GPU (auto: see above)
+MAX_JOBS=${MAX_JOBS:-12}
+EXPERIMENT=${EXPERIMENT:-converge}
 DEVICE=${DEVICE:-cuda}
 PROFILE=${PROFILE:-gpu}
 BENCH_ARGS=${BENCH_ARGS:-}
@@ -68,22 +80,59 @@ echo "== 2. depth-cost benchmark ($(left) s left)"
   $BENCH_ARGS > "$OUT/depth-cost.log" 2>&1 || echo "benchmark failed (see depth-cost.log)"
 tail -n 12 "$OUT/depth-cost.log"
 
-echo "== 3. scale map, profile $PROFILE, $JOBS processes ($(left) s left)"
-results="$OUT/scale-$PROFILE.jsonl"
-if [ -n "$RESUME" ] && [ -f "$RESUME" ] && [ ! -f "$results" ]; then
-  cp "$RESUME" "$results"  # finished runs are skipped by run_id
+echo "== 3. $EXPERIMENT, profile $PROFILE ($(left) s left)"
+results="$OUT/$EXPERIMENT-$PROFILE.jsonl"
+work="/tmp/rnnlab-$EXPERIMENT-$PROFILE.jsonl"  # its <work>.ckpt holds checkpoints and forks
+rm -f "$work" "$work.lock"
+if [ -n "$RESUME" ] && [ -f "$RESUME" ]; then
+  cp "$RESUME" "$work"  # finished runs are skipped by run_id
 fi
+if [ "$JOBS" = auto ]; then
+  JOBS=$("$PYTHON" - "$OUT/depth-cost-$DEVICE.json" "$(($(left) - 30))" "$EXPERIMENT" "$PROFILE" \
+    "$MAX_JOBS" <<'PY'
+import json, sys
+bench, window, experiment, profile = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+most = int(sys.argv[5])
+if experiment == "converge":
+    from rnnlab.experiments.converge import design
+    steps = max(design(profile).family)
+else:
+    from rnnlab.evidence.scalemap import design_grid
+    steps = max(design_grid(profile)[1])
+try:
+    data = json.load(open(bench))
+    size = data["provenance"]["sizes"]
+    per_step = max(r["train_s_per_token"] for r in data["rows"] if r["num_layers"] <= 2) \
+        * size["batch"] * size["seq_len"]
+except (OSError, KeyError, ValueError) as e:
+    print(f"no benchmark to size JOBS ({e}): 1", file=sys.stderr)
+    print(1)
+    raise SystemExit
+jobs = max(1, min(most, int(window / (1.5 * steps * per_step))))
+print(f"a step takes {per_step * 1e3:.1f} ms alone; a {steps:,}-step run {steps * per_step:.0f} s; "
+      f"{jobs} processes fit {window:.0f} s even run one after another", file=sys.stderr)
+print(jobs)
+PY
+  )
+fi
+echo "$JOBS processes"
 budget=$(($(left) - 15))  # leave time to stop cleanly
 if [ "$budget" -le 30 ]; then
   echo "no time left for training runs"
 else
-  timeout -s INT -k 20 "$budget" "$PYTHON" -m rnnlab run-scale --profile "$PROFILE" \
-    --device "$DEVICE" --jobs "$JOBS" --threads 1 --out "$results" \
-    --checkpoint-dir "/tmp/scale-$PROFILE.ckpt" > "$OUT/scale.log" 2>&1
+  if [ "$EXPERIMENT" = converge ]; then
+    timeout -s INT -k 20 "$budget" "$PYTHON" -m rnnlab run-converge --profile "$PROFILE" \
+      --device "$DEVICE" --jobs "$JOBS" --threads 1 --out "$work" > "$OUT/$EXPERIMENT.log" 2>&1
+  else
+    timeout -s INT -k 20 "$budget" "$PYTHON" -m rnnlab run-scale --profile "$PROFILE" \
+      --device "$DEVICE" --jobs "$JOBS" --threads 1 --out "$work" \
+      --checkpoint-dir "$work.ckpt" > "$OUT/$EXPERIMENT.log" 2>&1
+  fi
   rc=$?
   [ $rc -eq 124 ] && echo "stopped at the time budget (finished runs are kept)"
-  tail -n 5 "$OUT/scale.log"
+  tail -n 5 "$OUT/$EXPERIMENT.log"
 fi
-rm -f "$results.lock"
+[ -f "$work" ] && cp "$work" "$results"
+rm -f "$work.lock"
 n=$(grep -c . "$results" 2>/dev/null || echo 0)
 echo "== done in $(($(date +%s) - start)) s: $n runs in $results"

@@ -35,15 +35,14 @@ from rnnlab.experiments.unit import run_unit
 # ----------------------------------------------------------------------------- held-out files
 
 
-def test_heldout_files_partition_is_disjoint_and_test_scores_every_window():
-    sizes = heldout_sizes(seq_len=64)
-    a = make_task("charlm-stdlib-files", n_train=50, n_val=8, n_test=sizes["test"], seed=0,
-                  seq_len=64)  # fmt: skip
-    b = make_task("charlm-stdlib-files", n_train=50, n_val=8, n_test=sizes["test"], seed=7,
-                  seq_len=64)  # fmt: skip
+@pytest.mark.parametrize("task", ["charlm-stdlib-files", "charlm-stdlib-tree"])
+def test_heldout_files_partition_is_disjoint_and_test_scores_every_window(task):
+    sizes = heldout_sizes(seq_len=64, task=task)
+    a = make_task(task, n_train=50, n_val=8, n_test=sizes["test"], seed=0, seq_len=64)
+    b = make_task(task, n_train=50, n_val=8, n_test=sizes["test"], seed=7, seq_len=64)
     files = a.info["test_files"]
-    assert {file_part(name) for name, _ in files} == {"test"}
-    assert {file_part(name) for name in a.info["val_files"]} == {"val"}
+    assert {file_part(name, task) for name, _ in files} == {"test"}
+    assert {file_part(name, task) for name in a.info["val_files"]} == {"val"}
     assert sum(n for _, n in files) == sizes["test"] == a.x_test.shape[0]
     # the test set is the same for every seed; train and val samples are not
     assert torch.equal(a.x_test, b.x_test) and torch.equal(a.test_groups, b.test_groups)
@@ -51,6 +50,38 @@ def test_heldout_files_partition_is_disjoint_and_test_scores_every_window():
     assert torch.equal(a.y_test[:, :-1], a.x_test[:, 1:])
     counts = torch.bincount(a.test_groups, minlength=len(files)).tolist()
     assert counts == [n for _, n in files]
+
+
+def test_the_tree_corpus_adds_package_modules_and_leaves_out_tests_and_generated_text():
+    from rnnlab.core.tasks.text import (
+        STDLIB_TREE_SKIPPED_DIRS,
+        read_stdlib_files,
+        stdlib_corpus_files,
+    )
+
+    tree, _ = read_stdlib_files(tree=True)
+    names = [f.name for f in tree]
+    assert names == sorted(names) and len(set(names)) == len(names)
+    top = {p.name for p in stdlib_corpus_files()}
+    assert top <= set(names)  # the top level is version 1's corpus, under the same names
+    packaged = [n for n in names if "/" in n]
+    assert len(packaged) > 2 * len(top) and any(n.startswith("asyncio/") for n in packaged)
+    for n in names:
+        assert not set(n.split("/")[:-1]) & set(STDLIB_TREE_SKIPPED_DIRS), n
+    info = make_task("charlm-stdlib-tree", n_train=10, n_val=1, n_test=1, seed=0).info
+    held = [
+        name
+        for name, _ in make_task(
+            "charlm-stdlib-tree",
+            n_train=10,
+            n_val=1,
+            n_test=heldout_sizes(task="charlm-stdlib-tree")["test"],
+            seed=0,
+        ).info["test_files"]
+    ]
+    # about a fifth of the files is test, a tenth validation (hash buckets 0-3 and 4-5 of 20)
+    assert 0.15 < len(held) / info["num_files"] < 0.25
+    assert 0.05 < len(info["val_files"]) / info["num_files"] < 0.15
 
 
 def test_heldout_sizes_out_of_range_is_a_clear_error():
@@ -193,7 +224,8 @@ def test_reference_design_is_the_declared_one():
                                                                        ("L1", "L2"))  # fmt: skip
     for e in first.spec.experiments:
         assert e.dropout_mode == "all" and e.train.schedule == "wsd" and e.train.patience is None
-        assert e.task == "charlm-stdlib-files" and e.n_test == heldout_sizes()["test"]
+        assert e.task == converge.TASK == "charlm-stdlib-tree"
+        assert e.n_test == heldout_sizes(task=converge.TASK)["test"]
     with pytest.raises(ValueError, match="profile must be one of"):
         converge.design("huge")
 
@@ -297,7 +329,9 @@ def test_plan_prints_design_resolution_and_cost():
     p = converge.plan("reference", [], load_results(scale.default_out("reference")),
                       scale.load_timings())  # fmt: skip
     text = "\n".join(converge.plan_lines(p))
-    assert "19 held-out test files" in text and "resolution before any run" in text
+    test_files = p.partition["files"]["test"]
+    assert test_files > 100 and f"{test_files} held-out test files" in text
+    assert "resolution before any run" in text
     assert p.resolution == pytest.approx(resolution(p.prior_sd, 5))
     assert sum(s.runs for s in p.stages) == sum(
         len(st.spec.experiments) * 3 * 2 if st.kind == "tune" else len(st.variants) * 5
@@ -380,3 +414,39 @@ def test_a_sitting_uses_the_forks_it_writes(tmp_path):
     assert second["experiment"]["labels"]["steps"] == 20
     assert second["metrics"]["forked_from"]["step"] == 16
     assert (second["seed"], second["lr"]) == (first["seed"], first["lr"])
+
+
+def test_effective_files_counts_equal_files_and_discounts_one_large_file():
+    from rnnlab.experiments.resolution import effective_files
+
+    assert effective_files([40, 40, 40, 40]) == pytest.approx(4.0)
+    assert effective_files([1000, 1, 1, 1]) == pytest.approx(1.006, abs=1e-3)
+    assert effective_files([0, 10, 10]) == pytest.approx(2.0)  # an unscored file weighs nothing
+    with pytest.raises(ValueError, match="windows must hold"):
+        effective_files([0, 0])
+
+
+def test_the_pilot_measured_why_version_2_holds_out_more_files():
+    """Design version 1's committed tuning runs give the spread; version 2's test files are
+    more (effectively), so the projected file share is smaller by sqrt(old / new)."""
+    from rnnlab.experiments import scale
+
+    pilot = load_results(converge.pilot_out())
+    assert pilot and {r["experiment"]["task"] for r in pilot} == {converge.PILOT_TASK}
+    d = converge.design("reference")
+    q = converge.pilot_projection(d, pilot)
+    assert q is not None and q.budget == 160_000 and q.runs == len(pilot)
+    assert q.files[0] < q.new_files[0] and q.files[1] < q.new_files[1]
+    factor = (q.files[1] / q.new_files[1]) ** 0.5
+    assert q.projected.file_fixed == pytest.approx(q.spread.file_fixed * factor)
+    assert q.projected.sd_seed == q.spread.sd_seed  # more files do not change the seeds' share
+    # the pilot's own file share keeps its resolution above the margin at the most seeds
+    assert q.old_half_width > d.margin
+    assert q.half_width == pytest.approx(
+        resolution(q.projected.sd_seed, q.seeds, q.projected.se_file_at(q.seeds))
+    )
+    # the rule would never decide on the pilot: version 1's tuning of L2 is incomplete
+    assert converge.seed_spread(converge.pilot_design("reference"), 160_000, pilot) is None
+    p = converge.plan("reference", [], [], scale.load_timings(), pilot)
+    line = next(x for x in converge.plan_lines(p) if "the pilot (design version 1" in x)
+    assert f"{q.new_files[0]} scored test files" in line and f"+/-{q.half_width:.4f}" in line

@@ -1,6 +1,7 @@
 """scripts/gpu_session.sh, the one command a GPU session runs, checked here on the CPU with the
-smoke profile: it writes every file it promises, a scale results file with provenance, and it
-resumes from a committed file instead of rerunning it."""
+smoke profile: it writes every file it promises, a results file with provenance (the scale map's
+and the convergence experiment's), sizes its processes from the benchmark, and resumes from a
+committed file instead of rerunning it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from rnnlab.experiments import scale
+from rnnlab.experiments import converge, scale
 from rnnlab.experiments.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +28,7 @@ def _run(out: Path, **env: str) -> subprocess.CompletedProcess:
         "DEVICE": "cpu",
         "PROFILE": "smoke",
         "JOBS": "1",
+        "EXPERIMENT": "scale",
         "BENCH_ARGS": "--budgets 20000 --depths 1,2",
         "SECONDS_BUDGET": "400",
         "PYTHON": sys.executable,
@@ -44,7 +46,7 @@ def test_gpu_session_script_writes_what_it_promises(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert {p.name for p in out.iterdir()} == {
         "env.txt", "cuda-tests.log", "depth-cost-cpu.json", "depth-cost.log", "scale-smoke.jsonl",
-        "scale.log",
+        "scale.log",  # checkpoints stay outside OUT: what comes back from a lent GPU is limited
     }  # fmt: skip
     assert "torch" in (out / "env.txt").read_text()
     # the CUDA checks are collected (and skipped where there is no GPU), never missing
@@ -75,3 +77,31 @@ def test_gpu_session_script_leaves_the_map_alone_when_no_time_is_left(tmp_path):
     done = _run(tmp_path / "out", SECONDS_BUDGET="20")
     assert done.returncode == 0 and "no time left for training runs" in done.stdout
     assert not (tmp_path / "out" / "scale-smoke.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_gpu_session_runs_the_convergence_experiment_by_default_and_sizes_its_jobs(tmp_path):
+    """The default experiment is the convergence design's gpu profile (smoke here); JOBS=auto
+    reads the benchmark; stopped at its time budget, the runs it finished are whole records, and a
+    second session resumes from them."""
+    env = dict(JOBS="auto", MAX_JOBS="2", EXPERIMENT="")  # empty: the default
+    out = tmp_path / "out"
+    done = _run(out, **env, SECONDS_BUDGET="75")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 processes fit" in done.stdout + done.stderr and "== 3. converge" in done.stdout
+    assert {p.name for p in out.iterdir()} >= {"converge-smoke.jsonl", "converge.log"}
+    assert not any(p.suffix == ".ckpt" or p.is_dir() for p in out.iterdir())
+    records = load_results(out / "converge-smoke.jsonl")
+    assert records and {r["experiment"]["task"] for r in records} == {converge.TASK}
+    assert all(r["device"] == "cpu" and r["git_commit"] and r["versions"] for r in records)
+    again = _run(tmp_path / "again", **env, SECONDS_BUDGET="40",
+                 RESUME=str(out / "converge-smoke.jsonl"))  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+    resumed = load_results(tmp_path / "again" / "converge-smoke.jsonl")
+    assert resumed[: len(records)] == records  # nothing finished is rerun or lost
+
+
+def test_gpu_session_refuses_an_unknown_experiment(tmp_path):
+    env = {**os.environ, "OUT": str(tmp_path), "EXPERIMENT": "bogus"}
+    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and "EXPERIMENT must be converge or scale" in done.stderr

@@ -124,6 +124,7 @@ def test_task_names() -> None:
     assert task_names() == ALL_TASKS + [
         "charlm-stdlib",
         "charlm-stdlib-files",
+        "charlm-stdlib-tree",
         "charlm-text",
         "memorize",
     ]

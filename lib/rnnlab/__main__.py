@@ -237,8 +237,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         records = load_results(out) if out.exists() else []
         map_records = load_results(scale.default_out("reference"))
         timings = scale.load_timings(args.timings)
-        print("\n".join(converge.plan_lines(converge.plan(args.profile, records, map_records,
-                                                          timings))))  # fmt: skip
+        pilot = converge.pilot_out()
+        pilot_records = load_results(pilot) if pilot.exists() and args.profile != "smoke" else []
+        p = converge.plan(args.profile, records, map_records, timings, pilot_records)
+        print("\n".join(converge.plan_lines(p)))
         print(f"  run or resume: python -m rnnlab run-converge --profile {args.profile} --jobs 2")
         return 0
     from rnnlab.experiments.scale_plan import plan_command

@@ -136,8 +136,11 @@ def tuning_lines(records: Sequence[dict]) -> list[str]:
     return lines
 
 
-def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
-    """Claim (b) at convergence, in Markdown bullets: progress, then one line per comparison."""
+def report_lines(
+    profile: str, records: Sequence[dict], pilot_records: Sequence[dict] = ()
+) -> list[str]:
+    """Claim (b) at convergence, in Markdown bullets: progress, why this is design version 2
+    (from ``pilot_records``, version 1's runs, when given), then one line per comparison."""
     d = converge.design(profile)
     stages = converge.stages(d, records)
     wanted = sum(len(s.variants) * len(s.spec.seeds) for s in stages if s.kind == "report")
@@ -157,6 +160,14 @@ def report_lines(profile: str, records: Sequence[dict]) -> list[str]:
         f"({spent / 3600:.1f} core-hours); "
         f"`python -m rnnlab run-converge --profile {profile}` resumes it."
     ]
+    pilot = converge.pilot_projection(d, pilot_records) if pilot_records else None
+    if pilot is not None:
+        lines.append(
+            f"- *Design version 2* ({d.task}, {pilot.new_files[0]} held-out test files; "
+            "declared before any of its runs): "
+            + converge.pilot_text(d, pilot)
+            + ". Version 2 changes the task only; every run is new."
+        )
     if d.seed_rule:
         lines.append(
             "- *Reporting seeds* (the seed rule for "

@@ -78,7 +78,7 @@ def file_losses(record: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
     if not scored or any(str(k) not in by_group for k, _, _ in scored):
         raise ValueError(
             f"record {record.get('run_id')} has no per-file test losses (task_info.test_files "
-            "and metrics.test_by_group): it is not a run of charlm-stdlib-files"
+            "and metrics.test_by_group): it is not a run of a held-out-files task"
         )
     names = [name for _, name, _ in scored]
     bits = np.array([by_group[str(k)] for k, _, _ in scored], dtype=float)
@@ -133,6 +133,27 @@ class Spread:
     def se_file_at(self, n_seeds: int) -> float:
         """The test files' share expected over ``n_seeds`` reporting seeds."""
         return math.hypot(self.file_fixed, self.file_noise / math.sqrt(n_seeds))
+
+    def with_files(self, factor: float) -> Spread:
+        """This spread with the test files' share multiplied by ``factor`` (e.g.
+        ``sqrt(effective_files(old) / effective_files(new))`` for a test set whose files differ
+        as much as these): the seeds' share is unchanged."""
+        if not factor >= 0:
+            raise ValueError(f"factor must be >= 0, got {factor!r}")
+        return Spread(self.sd_seed, self.se_file * factor, self.file_fixed * factor,
+                      self.file_noise * factor, self.settings, self.df)  # fmt: skip
+
+
+def effective_files(windows: Sequence[float]) -> float:
+    """The effective number of test files of a window-weighted mean: ``(sum w)^2 / sum w^2``
+    for files of ``w`` windows. It equals the count when the files are equal; one large file
+    among small ones brings it down. The file share of a mean's standard error shrinks as one
+    over its square root."""
+    w = np.asarray(windows, dtype=float)
+    w = w[w > 0]
+    if w.size == 0:
+        raise ValueError("windows must hold at least one positive count")
+    return float(w.sum() ** 2 / (w**2).sum())
 
 
 def tuning_spread(settings: Sequence[tuple[Mapping[int, dict], Mapping[int, dict]]]) -> Spread:

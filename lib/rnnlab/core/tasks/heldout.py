@@ -1,4 +1,4 @@
-"""A character LM on the standard library with whole files held out for validation and test.
+"""Character LMs on the standard library with whole files held out for validation and test.
 
 ``charlm-stdlib`` (:mod:`rnnlab.core.tasks.text`) cuts one stream of concatenated files by position:
 its test set is a fixed tail of a few files, and each seed samples its own windows from it. That
@@ -6,12 +6,24 @@ makes the test sample small, fixed and dominated by whichever files sit at the e
 holds out **whole files** instead, so the test set is a sample of files (the unit a reader
 generalises over), scored completely, with a loss per file that an analysis can bootstrap over.
 
+Two tasks share the code and differ in their files and the share held out (:data:`CORPORA`):
+
+* ``charlm-stdlib-files`` (design version 1 of the convergence experiment): the 166 top-level
+  files of :func:`rnnlab.core.tasks.text.stdlib_corpus_files`; buckets {0, 1} are test (19
+  files in CPython 3.11), {2, 3} val.
+* ``charlm-stdlib-tree`` (version 2): the 605 files of
+  :func:`rnnlab.core.tasks.text.stdlib_tree_files` (the top level and the packages, without test
+  suites and generated tables); buckets {0, 1, 2, 3} are test (124 files, about 20%), {4, 5}
+  val. Version 1's 19 test files were too few: the files differ in how much depth helps, and
+  that share of the interval does not shrink with seeds (see
+  :mod:`rnnlab.experiments.converge`).
+
 The partition (fixed, declared before any run):
 
-* every file of :func:`rnnlab.core.tasks.text.stdlib_corpus_files` goes to a part by the SHA-256 of
-  its *name*: ``h mod 20`` in {0, 1} is **test** (about 10% of the files), {2, 3} is **val**
-  (about 10%), the rest **train**. The rule depends on the name only, so a file keeps its part
-  on every Python version that ships it;
+* every file goes to a part by the SHA-256 of its *name* (its path relative to the
+  standard-library folder): ``h mod 20`` in the test buckets is **test**, in the val buckets
+  **val**, the rest **train**. The rule depends on the name only, so a file keeps its part on
+  every Python version that ships it;
 * the vocabulary is built from the **training files only** (characters seen at least
   ``min_count`` times there); every other character maps to the rare-symbol id;
 * **train**: the training files concatenated in name order, cut into non-overlapping windows of
@@ -32,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -42,30 +55,69 @@ from rnnlab.core.tasks.base import TaskData, check_int, split_rng, split_sizes, 
 from rnnlab.core.tasks.text import read_stdlib_files
 
 NAME = "charlm-stdlib-files"
+TREE_NAME = "charlm-stdlib-tree"
 PART_MODULUS = 20
-TEST_BUCKETS = (0, 1)
-VAL_BUCKETS = (2, 3)
 _RARE = "<rare>"
 
 
-def file_part(name: str) -> str:
-    """The part (``"train"``, ``"val"`` or ``"test"``) of the file called ``name``: by
-    ``int(sha256(name)) mod 20`` (0-1 test, 2-3 val, else train)."""
+@dataclass(frozen=True)
+class HeldoutCorpus:
+    """One held-out-files task: its name, whether it reads the package tree, and the hash
+    buckets (of :data:`PART_MODULUS`) that are test and validation."""
+
+    name: str
+    tree: bool
+    test_buckets: tuple[int, ...]
+    val_buckets: tuple[int, ...]
+    source: str
+
+
+CORPORA: dict[str, HeldoutCorpus] = {
+    NAME: HeldoutCorpus(
+        NAME, False, (0, 1), (2, 3),
+        "every single-file top-level CPython standard-library module, whole files held out by "
+        "the SHA-256 of their name (rnnlab.tasks.heldout)",
+    ),
+    TREE_NAME: HeldoutCorpus(
+        TREE_NAME, True, (0, 1, 2, 3), (4, 5),
+        "every CPython standard-library module, top level and packages, without test suites and "
+        "generated tables; whole files held out by the SHA-256 of their path "
+        "(rnnlab.tasks.heldout)",
+    ),
+}  # fmt: skip
+TEST_BUCKETS = CORPORA[NAME].test_buckets
+VAL_BUCKETS = CORPORA[NAME].val_buckets
+
+
+def _corpus(task: str) -> HeldoutCorpus:
+    if task not in CORPORA:
+        raise ValueError(f"task must be one of {sorted(CORPORA)}, got {task!r}")
+    return CORPORA[task]
+
+
+def file_part(name: str, task: str = NAME) -> str:
+    """The part (``"train"``, ``"val"`` or ``"test"``) of the file called ``name`` in ``task``:
+    by ``int(sha256(name)) mod 20`` (``charlm-stdlib-files``: 0-1 test, 2-3 val;
+    ``charlm-stdlib-tree``: 0-3 test, 4-5 val; else train)."""
+    corpus = _corpus(task)
     bucket = int(hashlib.sha256(name.encode("utf-8")).hexdigest(), 16) % PART_MODULUS
-    if bucket in TEST_BUCKETS:
+    if bucket in corpus.test_buckets:
         return "test"
-    if bucket in VAL_BUCKETS:
+    if bucket in corpus.val_buckets:
         return "val"
     return "train"
 
 
 @lru_cache(maxsize=4)
-def _files(min_count: int) -> tuple[dict[str, list[tuple[str, np.ndarray]]], list[str], dict]:
+def _files(
+    min_count: int, task: str = NAME
+) -> tuple[dict[str, list[tuple[str, np.ndarray]]], list[str], dict]:
+    corpus = _corpus(task)
     texts: dict[str, list[tuple[str, str]]] = {"train": [], "val": [], "test": []}
-    files, skipped = read_stdlib_files()
+    files, skipped = read_stdlib_files(tree=corpus.tree)
     digests = {f.name: f.sha256 for f in files}
     for f in files:
-        texts[file_part(f.name)].append((f.name, f.text))
+        texts[file_part(f.name, task)].append((f.name, f.text))
     counts = Counter()
     for _, text in texts["train"]:
         counts.update(text)
@@ -81,8 +133,7 @@ def _files(min_count: int) -> tuple[dict[str, list[tuple[str, np.ndarray]]], lis
     }
     listing = "".join(f"{n} {d}\n" for n, d in digests.items())
     info = {
-        "source": "every single-file top-level CPython standard-library module, whole files held "
-        "out by the SHA-256 of their name (rnnlab.tasks.heldout)",
+        "source": corpus.source,
         "files_sha256": hashlib.sha256(listing.encode()).hexdigest(),
         "num_files": len(digests),
         "parts": {p: [n for n, _ in files] for p, files in texts.items()},
@@ -99,11 +150,11 @@ def _cut(ids: np.ndarray, seq_len: int) -> np.ndarray:
     return seq_len * np.arange(max(len(ids) - 1, 0) // seq_len, dtype=np.int64)
 
 
-def heldout_sizes(*, seq_len: int = 128, min_count: int = 20) -> dict[str, int]:
-    """How many windows each part holds: ``n_train``, ``n_val`` and ``n_test`` may not exceed
-    these (``n_test`` equal to ``"test"`` scores every held-out window)."""
+def heldout_sizes(*, seq_len: int = 128, min_count: int = 20, task: str = NAME) -> dict[str, int]:
+    """How many windows each part of ``task`` holds: ``n_train``, ``n_val`` and ``n_test`` may
+    not exceed these (``n_test`` equal to ``"test"`` scores every held-out window)."""
     seq_len = check_int("seq_len", seq_len, 1)
-    encoded, _, _ = _files(check_int("min_count", min_count, 1))
+    encoded, _, _ = _files(check_int("min_count", min_count, 1), _corpus(task).name)
     train = np.concatenate([ids for _, ids in encoded["train"]])
     return {
         "train": len(_cut(train, seq_len)),
@@ -119,27 +170,48 @@ def _windows(ids: np.ndarray, starts: np.ndarray, seq_len: int) -> np.ndarray:
 def charlm_stdlib_files_generator(
     *, n_train: int, n_val: int, n_test: int, seed: int, seq_len: int = 128, min_count: int = 20
 ) -> TaskData:
-    """Character language model on the standard library, whole files held out for val and test.
+    """Character language model on the top-level standard library, whole files held out.
 
-    See :mod:`rnnlab.core.tasks.heldout` for the partition. Kind ``lm``, metric ``bits_per_char``;
-    ``test_groups`` is the held-out file of each test window (``info["test_files"]``).
-    ``n_train``, ``n_val`` and ``n_test`` may not exceed :func:`heldout_sizes`.
+    See :mod:`rnnlab.core.tasks.heldout` for the partition (19 test files in CPython 3.11). Kind
+    ``lm``, metric ``bits_per_char``; ``test_groups`` is the held-out file of each test window
+    (``info["test_files"]``). ``n_train``, ``n_val`` and ``n_test`` may not exceed
+    :func:`heldout_sizes`.
 
     Options: ``seq_len=128`` (>= 1), ``min_count=20`` (>= 1).
     """
+    return _heldout_task(NAME, n_train, n_val, n_test, seed, seq_len, min_count)
+
+
+def charlm_stdlib_tree_generator(
+    *, n_train: int, n_val: int, n_test: int, seed: int, seq_len: int = 128, min_count: int = 20
+) -> TaskData:
+    """Character language model on the standard library with its packages, whole files held out.
+
+    As ``charlm-stdlib-files`` on :func:`rnnlab.core.tasks.text.stdlib_tree_files`, with about
+    20% of the files held out for test (124 in CPython 3.11) and 10% for validation. Bounds:
+    :func:`heldout_sizes` with ``task="charlm-stdlib-tree"``.
+
+    Options: ``seq_len=128`` (>= 1), ``min_count=20`` (>= 1).
+    """
+    return _heldout_task(TREE_NAME, n_train, n_val, n_test, seed, seq_len, min_count)
+
+
+def _heldout_task(
+    task: str, n_train: int, n_val: int, n_test: int, seed: int, seq_len: int, min_count: int
+) -> TaskData:
     sizes = split_sizes(n_train, n_val, n_test)
     seq_len = check_int("seq_len", seq_len, 1)
-    encoded, vocab, info = _files(check_int("min_count", min_count, 1))
-    have = heldout_sizes(seq_len=seq_len, min_count=min_count)
+    encoded, vocab, info = _files(check_int("min_count", min_count, 1), task)
+    have = heldout_sizes(seq_len=seq_len, min_count=min_count, task=task)
     for split, n in sizes.items():
         if n > have[split]:
             raise ValueError(
-                f"n_{split} must be <= {have[split]} for {NAME} with seq_len={seq_len} (its "
+                f"n_{split} must be <= {have[split]} for {task} with seq_len={seq_len} (its "
                 f"{split} files hold that many windows), got {n}"
             )
     train_ids = np.concatenate([ids for _, ids in encoded["train"]])
     starts = _cut(train_ids, seq_len)
-    pick = split_rng(seed, NAME, "train").permutation(len(starts))[: sizes["train"]]
+    pick = split_rng(seed, task, "train").permutation(len(starts))[: sizes["train"]]
     splits = {"train": _windows(train_ids, starts[pick], seq_len)}
     for split in ("val", "test"):
         rows, groups, files = [], [], []
@@ -150,7 +222,7 @@ def charlm_stdlib_files_generator(
             files.append([name, len(w)])
         allw, allg = np.concatenate(rows), np.concatenate(groups)
         order_seed = seed if split == "val" else 0  # the test order never depends on the seed
-        order = split_rng(order_seed, NAME, split).permutation(len(allw))[: sizes[split]]
+        order = split_rng(order_seed, task, split).permutation(len(allw))[: sizes[split]]
         if split == "test":
             order = np.sort(order)  # file by file
             test_groups = torch.from_numpy(allg[order])
@@ -158,7 +230,7 @@ def charlm_stdlib_files_generator(
         splits[split] = allw[order]
     scored = Counter(test_groups.tolist())
     return TaskData(
-        name=NAME,
+        name=task,
         kind="lm",
         **to_tensors({s: (w[:, :-1], w[:, 1:]) for s, w in splits.items()}),
         vocab_size=len(vocab),
@@ -181,12 +253,24 @@ def charlm_stdlib_files_generator(
     )
 
 
-def describe_partition(*, seq_len: int = 128, min_count: int = 20) -> dict[str, Any]:
-    """Files, characters and windows of each part (for the plan and the lab text)."""
-    _, vocab, info = _files(check_int("min_count", min_count, 1))
+def describe_partition(
+    *, seq_len: int = 128, min_count: int = 20, task: str = NAME
+) -> dict[str, Any]:
+    """Files, characters and windows of each part of ``task`` (for the plan and the lab text)."""
+    _, vocab, info = _files(check_int("min_count", min_count, 1), _corpus(task).name)
     return {
         "files": {p: len(v) for p, v in info["parts"].items()},
         "chars": dict(info["chars"]),
-        "windows": heldout_sizes(seq_len=seq_len, min_count=min_count),
+        "windows": heldout_sizes(seq_len=seq_len, min_count=min_count, task=task),
         "vocab_size": len(vocab),
     }
+
+
+def held_out_file_windows(
+    task: str = NAME, *, seq_len: int = 128, min_count: int = 20
+) -> list[int]:
+    """The windows of each test file of ``task``, in name order (their weights in the test
+    score; :func:`rnnlab.experiments.resolution.effective_files` reads them)."""
+    seq_len = check_int("seq_len", seq_len, 1)
+    encoded, _, _ = _files(check_int("min_count", min_count, 1), _corpus(task).name)
+    return [len(_cut(ids, seq_len)) for _, ids in encoded["test"]]

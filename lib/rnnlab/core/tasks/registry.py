@@ -14,7 +14,10 @@ from rnnlab.core.tasks.base import (
 )
 from rnnlab.core.tasks.capacity import memorize_generator
 from rnnlab.core.tasks.digits import digits_generator
-from rnnlab.core.tasks.heldout import charlm_stdlib_files_generator
+from rnnlab.core.tasks.heldout import (
+    charlm_stdlib_files_generator,
+    charlm_stdlib_tree_generator,
+)
 from rnnlab.core.tasks.listops import listops_generator
 from rnnlab.core.tasks.synthetic import dyck_generator, majority_generator
 from rnnlab.core.tasks.text import (
@@ -38,6 +41,7 @@ _TASKS: dict[str, Callable[..., TaskData]] = {
     "charlm-python": charlm_python_generator,
     "charlm-stdlib": charlm_stdlib_generator,
     "charlm-stdlib-files": charlm_stdlib_files_generator,
+    "charlm-stdlib-tree": charlm_stdlib_tree_generator,
     "charlm-text": charlm_text_generator,
     "memorize": memorize_generator,
 }

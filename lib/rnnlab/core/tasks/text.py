@@ -93,19 +93,63 @@ class StdlibFile:
     size: int
 
 
-def read_stdlib_files() -> tuple[list[StdlibFile], list[str]]:
-    """The files of :func:`stdlib_corpus_files` that are valid UTF-8, in name order, and the
-    names of those that are not (skipped). Both stdlib corpora read them here: ``charlm-stdlib``
-    (one stream) and ``charlm-stdlib-files`` (:mod:`rnnlab.core.tasks.heldout`)."""
+STDLIB_TREE_SKIPPED_DIRS: tuple[str, ...] = (
+    "test",
+    "tests",
+    "idle_test",
+    "site-packages",
+    "encodings",
+    "pydoc_data",
+    "__phello__",
+)
+"""Folders :func:`stdlib_tree_files` leaves out: test suites (``test``, ``tests``,
+``idle_test``), installed third-party packages, and generated text (the ``encodings`` codec
+tables, ``pydoc_data``'s help topics, the ``__phello__`` freeze fixture)."""
+
+
+def stdlib_tree_files() -> list[Path]:
+    """The files of ``charlm-stdlib-tree``: every ``*.py`` of the standard-library folder and its
+    packages, sorted by path relative to that folder, except:
+
+    * anything under a folder named in :data:`STDLIB_TREE_SKIPPED_DIRS` or ``config-*`` (the
+      build's generated configuration);
+    * top-level files whose name starts with ``__`` (as :func:`stdlib_corpus_files`).
+
+    Its top level is :func:`stdlib_corpus_files`; package modules (``asyncio/events.py``,
+    ``email/parser.py``, ...) add about 440 files. CPython 3.11 gives 605 files, 9.9M characters.
+    """
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    kept = []
+    for path in stdlib.rglob("*.py"):
+        rel = path.relative_to(stdlib)
+        folders = rel.parts[:-1]
+        if any(f in STDLIB_TREE_SKIPPED_DIRS or f.startswith("config-") for f in folders):
+            continue
+        if not folders and path.name.startswith("__"):
+            continue
+        if path.is_file():
+            kept.append(path)
+    return sorted(kept, key=lambda p: p.relative_to(stdlib).as_posix())
+
+
+def read_stdlib_files(tree: bool = False) -> tuple[list[StdlibFile], list[str]]:
+    """The files of :func:`stdlib_corpus_files` (or, with ``tree=True``, of
+    :func:`stdlib_tree_files`) that are valid UTF-8, in name order, and the names of those that
+    are not (skipped). A file's name is its path relative to the standard-library folder, with
+    ``/`` between parts (a top-level file's name is its file name). The stdlib corpora read them
+    here: ``charlm-stdlib`` (one stream), ``charlm-stdlib-files`` and ``charlm-stdlib-tree``
+    (:mod:`rnnlab.core.tasks.heldout`)."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
     files, skipped = [], []
-    for path in stdlib_corpus_files():
+    for path in stdlib_tree_files() if tree else stdlib_corpus_files():
+        name = path.relative_to(stdlib).as_posix()
         data = path.read_bytes()
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            skipped.append(path.name)
+            skipped.append(name)
             continue
-        files.append(StdlibFile(path.name, text, hashlib.sha256(data).hexdigest(), len(data)))
+        files.append(StdlibFile(name, text, hashlib.sha256(data).hexdigest(), len(data)))
     return files, skipped
 
 

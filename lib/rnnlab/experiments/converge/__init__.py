@@ -5,10 +5,11 @@ converged, tunes its rates at 1,500 steps, and tests on a fixed tail of a few fi
 al. (2015) compared depths trained to convergence. This experiment asks the map's question
 there, with a design declared here before any of its runs:
 
-* **Task**: ``charlm-stdlib-files`` (:mod:`rnnlab.core.tasks.heldout`): whole standard-library files
-  held out, about 10% for validation and 10% for test; every window of every test file scored,
-  its loss stored per file so the test sample's variance enters the interval. Windows of 128
-  characters, batch 32, embedding 32.
+* **Task**: ``charlm-stdlib-tree`` (:mod:`rnnlab.core.tasks.heldout`): the standard library's
+  modules, top level and packages (605 files, 9.9M characters in CPython 3.11), whole files held
+  out, about 10% for validation and 20% for test (124 scored files); every window of every test
+  file scored, its loss stored per file so the test sample's variance enters the interval.
+  Windows of 128 characters, batch 32, embedding 32.
 * **Models** (:data:`VARIANTS`): one layer (``L1``), two (``L2``), four with residual
   connections and LayerNorm (``L4-res-LN``, the trainable deep stack of the design chapter) and
   four plain layers beside it (``L4-plain``, the map's failing stack, as a trainability
@@ -44,6 +45,18 @@ there, with a design declared here before any of its runs:
   :func:`rnnlab.evidence.stats.verdict_v2_from_interval` at the 0.01 margin, Holm across the
   budgets.
 
+**Design version 2** (declared 2026-12-04, before any of its runs). Version 1 ran this design on
+``charlm-stdlib-files`` (the top-level files only, a tenth of them test). Its tuning runs
+(:func:`pilot_out`; never reported) measured at the smallest budget that the test files differ
+in how much depth helps: that share of the interval's standard error does not shrink with seeds,
+so even ``max_seeds`` seeds could not resolve the margin. Only more test files reduce it.
+Version 2 changes the task and nothing else: the package modules join the corpus and a fifth of
+the files is held out for test. Its run ids differ from version 1's, so every run is new. The
+plan prints the pilot's measurement and what it projects for version 2
+(:func:`pilot_projection`); the seed rule decides on version 2's own tuning runs. The seed rule
+itself (:mod:`.seeding`) was added to version 1 after 17 tuning runs; version 2 has it from its
+first run.
+
 Run order: budget by budget (smallest first); within one, the tuning runs of every length, then
 the reporting runs. The lengths of one stage kind run as one sweep, and a run that can start
 from a fork its sibling at another length left goes first
@@ -66,15 +79,19 @@ plan); this package re-exports their public names.
 from __future__ import annotations
 
 from rnnlab.experiments.converge.costing import (
+    PilotProjection,
     Plan,
     StagePlan,
     measured_step_seconds,
+    pilot_projection,
+    pilot_text,
     plan,
     plan_lines,
     run_step_seconds,
 )
 from rnnlab.experiments.converge.grid import (
     LAB,
+    PILOT_TASK,
     PROFILES,
     TASK,
     VARIANTS,
@@ -84,6 +101,7 @@ from rnnlab.experiments.converge.grid import (
     chosen,
     design,
     experiment,
+    pilot_design,
     tuning_experiments,
 )
 from rnnlab.experiments.converge.seeding import (
@@ -98,6 +116,7 @@ from rnnlab.experiments.converge.staging import (
     converged,
     default_out,
     lengths_needed,
+    pilot_out,
     planned_runs,
     run_converge,
     stage_done,
@@ -106,12 +125,15 @@ from rnnlab.experiments.converge.staging import (
 
 __all__ = [
     "TASK",
+    "PILOT_TASK",
     "LAB",
     "PROFILES",
     "Variant",
     "VARIANTS",
     "Design",
     "design",
+    "pilot_design",
+    "pilot_out",
     "experiment",
     "candidates",
     "chosen",
@@ -131,8 +153,11 @@ __all__ = [
     "run_converge",
     "StagePlan",
     "Plan",
+    "PilotProjection",
     "measured_step_seconds",
     "run_step_seconds",
     "plan",
     "plan_lines",
+    "pilot_projection",
+    "pilot_text",
 ]

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments.converge.grid import (
-    TASK,
     Design,
     design,
     experiment,
+    pilot_design,
 )
 from rnnlab.experiments.converge.seeding import (
     decision_text,
@@ -25,7 +25,13 @@ from rnnlab.experiments.converge.staging import (
     stages,
 )
 from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
-from rnnlab.experiments.resolution import Spread, map_paired_sd, resolution, seeds_for_resolution
+from rnnlab.experiments.resolution import (
+    Spread,
+    effective_files,
+    map_paired_sd,
+    resolution,
+    seeds_for_resolution,
+)
 from rnnlab.experiments.tuning import cell_grid, cells_of
 
 
@@ -40,6 +46,58 @@ class StagePlan:
     runs: int
     done: int
     core_hours: float  # nan where no step time is measured (e.g. 1M on a CPU)
+
+
+@dataclass(frozen=True)
+class PilotProjection:
+    """What design version 1's tuning runs measured at one budget, and what it projects for
+    this design's test files (:func:`pilot_projection`)."""
+
+    budget: int
+    runs: int
+    spread: Spread  # measured on version 1's 19 test files, the settings both depths ran
+    files: tuple[int, float]  # version 1's test files: count, effective count
+    new_files: tuple[int, float]  # this design's
+    projected: Spread  # ``spread`` with the file share scaled by sqrt(old / new effective)
+    seeds: int  # what the seed rule would give at ``projected``
+    half_width: float  # the resolution at ``seeds``
+    old_half_width: float  # version 1's at d.max_seeds
+
+
+def _test_files(d: Design) -> tuple[int, float]:
+    """The scored test files of ``d``'s task: their count and effective count."""
+    from rnnlab.core.tasks.heldout import held_out_file_windows
+
+    w = held_out_file_windows(d.task, seq_len=d.seq_len, min_count=d.min_count)
+    return len([x for x in w if x > 0]), effective_files(w)
+
+
+def pilot_projection(
+    d: Design, pilot_records: Sequence[dict], budget: int | None = None
+) -> PilotProjection | None:
+    """The pilot's measured spread at ``budget`` (default: the smallest) and what it means for
+    ``d``: the test files' share scales as one over the square root of the effective number of
+    files (:func:`rnnlab.experiments.resolution.effective_files`), assuming the new files
+    differ in depth's effect as much as the pilot's. ``None`` without paired pilot runs."""
+    budget = min(d.budgets) if budget is None else budget
+    old = pilot_design(d.profile)
+    spread = seed_spread(old, budget, pilot_records, complete=False)
+    if spread is None:
+        return None
+    files, new_files = _test_files(old), _test_files(d)
+    projected = spread.with_files(math.sqrt(files[1] / new_files[1]))
+    n = seeds_from_spread(d, projected)
+    return PilotProjection(
+        budget=budget,
+        runs=sum(1 for r in pilot_records if r.get("experiment", {}).get("task") == old.task),
+        spread=spread,
+        files=files,
+        new_files=new_files,
+        projected=projected,
+        seeds=n,
+        half_width=resolution(projected.sd_seed, n, projected.se_file_at(n)),
+        old_half_width=resolution(spread.sd_seed, d.max_seeds, spread.se_file_at(d.max_seeds)),
+    )
 
 
 @dataclass(frozen=True)
@@ -59,6 +117,7 @@ class Plan:
     # budget -> (the tuning seeds' spread, the reporting seeds it gives); (None, None) until
     # the seed rule's tuning is complete (rnnlab.experiments.converge.seeding)
     seed_rule: dict = field(default_factory=dict)
+    pilot: PilotProjection | None = None  # design version 1's measurement (pilot_projection)
 
 
 def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
@@ -98,8 +157,16 @@ def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
     return paid * t_step
 
 
-def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], timings: dict) -> Plan:
-    """The design of ``profile``, what it costs and how far ``records`` have taken it."""
+def plan(
+    profile: str,
+    records: Sequence[dict],
+    map_records: Sequence[dict],
+    timings: dict,
+    pilot_records: Sequence[dict] = (),
+) -> Plan:
+    """The design of ``profile``, what it costs and how far ``records`` have taken it; with
+    ``pilot_records`` (design version 1's runs, :func:`~rnnlab.experiments.converge.pilot_out`)
+    also what they measured (:func:`pilot_projection`)."""
     from rnnlab.core.tasks.heldout import describe_partition
 
     d = design(profile)
@@ -145,7 +212,7 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         sd = None
     return Plan(
         design=d,
-        partition=describe_partition(seq_len=d.seq_len, min_count=d.min_count),
+        partition=describe_partition(seq_len=d.seq_len, min_count=d.min_count, task=d.task),
         stages=tuple(out),
         step_seconds={k: v for k, v in t.items() if k[0] in d.budgets},
         spent_core_hours=spent / 3600,
@@ -155,6 +222,7 @@ def plan(profile: str, records: Sequence[dict], map_records: Sequence[dict], tim
         seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
         run_step_seconds=run_step_seconds(records),
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
+        pilot=pilot_projection(d, pilot_records) if pilot_records else None,
     )
 
 
@@ -167,6 +235,24 @@ def _h(x: float) -> str:
     return "not estimated (no measured step time)" if math.isnan(x) else f"{x:,.1f} core-h"
 
 
+def pilot_text(d: Design, q: PilotProjection) -> str:
+    """:class:`PilotProjection` in words (a line of the plan and of the report)."""
+    s = q.spread
+    return (
+        f"the pilot (design version 1, {q.runs} tuning runs, never reported; "
+        f"data/results/converge/pilot-v1.jsonl) measured at {q.budget:,} parameters, over "
+        f"{s.settings} settings both depths ran ({s.df} df): a seed's paired effect varies by "
+        f"sd {s.sd_seed:.4f} bits/char and its {q.files[0]} scored test files (effective "
+        f"{q.files[1]:.1f}) add se {s.file_fixed:.4f} that no number of seeds removes, so even "
+        f"{d.max_seeds} seeds would resolve only +/-{q.old_half_width:.4f}. This design's "
+        f"{q.new_files[0]} scored test files (effective {q.new_files[1]:.1f}) bring that share "
+        f"to about "
+        f"{q.projected.file_fixed:.4f} if they differ as much, and {q.seeds} seeds to "
+        f"+/-{q.half_width:.4f} (a projection; the seed rule decides on this design's own "
+        "tuning runs)"
+    )
+
+
 def plan_lines(p: Plan) -> list[str]:
     """:func:`plan` in words, one line each."""
     d, part = p.design, p.partition
@@ -174,7 +260,7 @@ def plan_lines(p: Plan) -> list[str]:
     drops = "; ".join(f"{v.name} {{{', '.join(f'{x:g}' for x in v.dropouts)}}}" for v in d.variants)
     lines = [
         f"converge plan ({d.profile}): claim (b) trained to convergence, tuned at each length",
-        f"  task {TASK}: {part['files']['train']} training files ({part['chars']['train']:,} "
+        f"  task {d.task}: {part['files']['train']} training files ({part['chars']['train']:,} "
         f"characters), {part['files']['val']} validation files ({d.n_val:,} windows per seed), "
         f"{part['files']['test']} held-out test files ({part['chars']['test']:,} characters, "
         f"{part['windows']['test']:,} windows of {d.seq_len}, every one scored)",
@@ -205,6 +291,8 @@ def plan_lines(p: Plan) -> list[str]:
             f"{p.seeds_needed or 'more than 200'} seeds would resolve the margin at that sd, "
             "before the test files' share is added (measured from the first runs)"
         )
+    if p.pilot is not None:
+        lines.append(f"  {pilot_text(d, p.pilot)}")
     if d.seed_rule:
         lines += [f"  reporting seeds at {decision_text(d, b, spread)}"
                   for b, (spread, _) in sorted(p.seed_rule.items())]  # fmt: skip

@@ -12,7 +12,8 @@ from rnnlab.experiments.experiment import FAMILY_LABEL, TUNE_SEEDS, Experiment, 
 from rnnlab.experiments.profiles import SMOKE_CHARLM
 from rnnlab.experiments.tuning import cells_of, choose_lr
 
-TASK = "charlm-stdlib-files"
+TASK = "charlm-stdlib-tree"
+PILOT_TASK = "charlm-stdlib-files"  # design version 1 (see the package docstring)
 LAB = "converge"
 PROFILES = ("reference", "gpu", "smoke")
 
@@ -64,6 +65,7 @@ class Design:
     margin: float = 0.01
     min_count: int = 20
     notes: tuple[str, ...] = field(default=())
+    task: str = TASK
 
     @property
     def family(self) -> tuple[int, ...]:
@@ -97,10 +99,19 @@ def design(profile: str = "reference") -> Design:
     raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
 
 
+def pilot_design(profile: str = "reference") -> Design:
+    """Design version 1 of ``profile``: :func:`design` on the pilot's task,
+    ``charlm-stdlib-files`` (19 test files). Its runs (``data/results/converge/pilot-v1.jsonl``)
+    are tuning runs only, never reported; the plan reads the spread they measured."""
+    from dataclasses import replace
+
+    return replace(design(profile), task=PILOT_TASK)
+
+
 def _sizes(d: Design) -> tuple[int, int]:
     from rnnlab.core.tasks.heldout import heldout_sizes
 
-    have = heldout_sizes(seq_len=d.seq_len, min_count=d.min_count)
+    have = heldout_sizes(seq_len=d.seq_len, min_count=d.min_count, task=d.task)
     return d.n_train or have["train"], d.n_test or have["test"]
 
 
@@ -108,7 +119,7 @@ def experiment(d: Design, budget: int, variant: Variant, dropout: float, steps: 
     """The experiment of one (budget, variant, dropout, length) of design ``d``."""
     n_train, n_test = _sizes(d)
     return Experiment(
-        task=TASK,
+        task=d.task,
         budget=budget,
         num_layers=variant.num_layers,
         n_train=n_train,

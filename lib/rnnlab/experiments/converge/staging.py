@@ -154,6 +154,15 @@ def default_out(profile: str) -> Path:
     return repo_root() / "data" / "results" / "converge" / f"{profile}.jsonl"
 
 
+def pilot_out() -> Path:
+    """``data/results/converge/pilot-v1.jsonl``: design version 1's 27 tuning runs (reference
+    profile, ``charlm-stdlib-files``), kept as the pilot that measured why version 2 holds out
+    more files. Never reported; :func:`rnnlab.experiments.converge.plan` reads their spread."""
+    from rnnlab.core.paths import repo_root
+
+    return repo_root() / "data" / "results" / "converge" / "pilot-v1.jsonl"
+
+
 def run_converge(
     profile: str,
     out: str | Path,
