@@ -56,7 +56,7 @@ left() { echo $((SECONDS_BUDGET - ($(date +%s) - start))); }
 
 {
   echo "date: $(date -u +%FT%TZ)"
-  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "commit: ${RNNLAB_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
   "$PYTHON" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__,
 "cuda", torch.version.cuda, "available", torch.cuda.is_available(),
@@ -89,28 +89,25 @@ if [ -n "$RESUME" ] && [ -f "$RESUME" ]; then
 fi
 if [ "$JOBS" = auto ]; then
   JOBS=$("$PYTHON" - "$OUT/depth-cost-$DEVICE.json" "$(($(left) - 30))" "$EXPERIMENT" "$PROFILE" \
-    "$MAX_JOBS" <<'PY'
+    "$MAX_JOBS" "$DEVICE" <<'PY'
 import json, sys
 bench, window, experiment, profile = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-most = int(sys.argv[5])
-if experiment == "converge":
+most, device = int(sys.argv[5]), sys.argv[6]
+if experiment == "converge":  # the longest declared length (an extension comes later)
     from rnnlab.experiments.converge import design
-    steps = max(design(profile).family)
+    steps = max(design(profile).lengths)
 else:
     from rnnlab.evidence.scalemap import design_grid
     steps = max(design_grid(profile)[1])
+from rnnlab.experiments.runner import jobs_that_fit
 try:
-    data = json.load(open(bench))
-    size = data["provenance"]["sizes"]
-    per_step = max(r["train_s_per_token"] for r in data["rows"] if r["num_layers"] <= 2) \
-        * size["batch"] * size["seq_len"]
-except (OSError, KeyError, ValueError) as e:
+    jobs = jobs_that_fit(json.load(open(bench)), device, steps, window, most)
+except (OSError, ValueError) as e:  # no benchmark, or no row of this device
     print(f"no benchmark to size JOBS ({e}): 1", file=sys.stderr)
     print(1)
     raise SystemExit
-jobs = max(1, min(most, int(window / (1.5 * steps * per_step))))
-print(f"a step takes {per_step * 1e3:.1f} ms alone; a {steps:,}-step run {steps * per_step:.0f} s; "
-      f"{jobs} processes fit {window:.0f} s even run one after another", file=sys.stderr)
+print(f"{jobs} processes fit {window:.0f} s with {steps:,}-step runs even run one after "
+      "another (rnnlab.experiments.runner.jobs_that_fit)", file=sys.stderr)
 print(jobs)
 PY
   )

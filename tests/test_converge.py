@@ -450,3 +450,32 @@ def test_the_pilot_measured_why_version_2_holds_out_more_files():
     p = converge.plan("reference", [], [], scale.load_timings(), pilot)
     line = next(x for x in converge.plan_lines(p) if "the pilot (design version 1" in x)
     assert f"{q.new_files[0]} scored test files" in line and f"+/-{q.half_width:.4f}" in line
+
+
+def test_a_sweep_refuses_to_resume_runs_made_on_another_corpus(tmp_path):
+    """Run ids do not name the corpus (the standard library of the Python that ran them), so a
+    results file made on another Python is refused before anything runs, in one line."""
+    import json
+    import subprocess
+    import sys
+
+    from rnnlab.core.tasks.heldout import corpus_digest
+
+    d = converge.design("smoke")
+    out = tmp_path / "converge-smoke.jsonl"
+    here = {"run_id": "x", "task": d.task, "task_info": {"files_sha256": corpus_digest(d.task)}}
+    converge.check_same_corpus(d, [here], out)  # the same corpus: nothing to say
+    other = {**here, "task_info": {"files_sha256": "0" * 64}}
+    with pytest.raises(ValueError, match="on another corpus .*000000000000"):
+        converge.check_same_corpus(d, [here, other], out)
+    # a whole record, as the GPU machine's Python wrote it, with its corpus digest made foreign
+    real = json.loads((converge.default_out("gpu")).read_text().splitlines()[0])
+    other = {**real, "task_info": {**real["task_info"], "files_sha256": "0" * 64}}
+    out.write_text(json.dumps(other) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "rnnlab", "run-converge", "--profile", "smoke", "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode != 0 and "on another corpus" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert out.read_text() == json.dumps(other) + "\n"  # nothing was added

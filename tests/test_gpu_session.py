@@ -105,3 +105,28 @@ def test_gpu_session_refuses_an_unknown_experiment(tmp_path):
     env = {**os.environ, "OUT": str(tmp_path), "EXPERIMENT": "bogus"}
     done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env)
     assert done.returncode == 2 and "EXPERIMENT must be converge or scale" in done.stderr
+
+
+def test_jobs_that_fit_reads_the_devices_own_rows_of_the_gpu_benchmark():
+    """The H200 benchmark of 2026-12-04 holds CPU and CUDA rows: the GPU's processes are sized
+    from the CUDA rows (the first GPU session read the CPU rows and ran one process)."""
+    from rnnlab.experiments.runner import jobs_that_fit
+
+    bench = json.loads((ROOT / "data" / "bench" / "depth-cost-cuda.json").read_text())
+    size = bench["provenance"]["sizes"]
+    step = {
+        dev: max(r["train_s_per_token"] for r in bench["rows"]
+                 if r["device"].startswith(dev) and r["num_layers"] <= 2)
+        * size["batch"] * size["seq_len"]
+        for dev in ("cuda", "cpu")
+    }  # fmt: skip
+    assert step["cuda"] < step["cpu"] / 5
+    for dev in ("cuda", "cpu"):
+        window = 1.5 * 16_000 * step[dev] * 3.5  # three runs fit one after another, four do not
+        assert jobs_that_fit(bench, dev, 16_000, window, most=12) == 3
+        assert jobs_that_fit(bench, dev, 16_000, window, most=2) == 2
+        assert jobs_that_fit(bench, dev, 16_000, 1.0, most=12) == 1  # never fewer than one
+    with pytest.raises(ValueError, match="no one- or two-layer row measured on 'mps'"):
+        jobs_that_fit(bench, "mps", 16_000, 100.0, most=12)
+    with pytest.raises(ValueError, match="steps and most must be >= 1"):
+        jobs_that_fit(bench, "cuda", 0, 100.0, most=12)

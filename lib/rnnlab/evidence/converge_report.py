@@ -44,7 +44,7 @@ def _evals(records: Sequence[dict], key: str) -> dict[int, dict]:
 def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     """Every comparison with at least two paired reporting seeds, Holm-corrected across the
     budgets of each (deep variant, length)."""
-    d = converge.design(profile)
+    d = converge.design_for(profile, records)
     by_variant = {v.name: v for v in d.variants}
     raw: list[CellResult] = []
     for budget in d.budgets:
@@ -141,7 +141,7 @@ def report_lines(
 ) -> list[str]:
     """Claim (b) at convergence, in Markdown bullets: progress, why this is design version 2
     (from ``pilot_records``, version 1's runs, when given), then one line per comparison."""
-    d = converge.design(profile)
+    d = converge.design_for(profile, records)
     stages = converge.stages(d, records)
     wanted = sum(len(s.variants) * len(s.spec.seeds) for s in stages if s.kind == "report")
     have = sum(

@@ -274,3 +274,10 @@ def held_out_file_windows(
     seq_len = check_int("seq_len", seq_len, 1)
     encoded, _, _ = _files(check_int("min_count", min_count, 1), _corpus(task).name)
     return [len(_cut(ids, seq_len)) for _, ids in encoded["test"]]
+
+
+def corpus_digest(task: str = NAME, *, min_count: int = 20) -> str:
+    """The ``files_sha256`` of ``task``'s corpus on this Python: the SHA-256 of its files' names
+    and digests, as every record's ``task_info`` carries it."""
+    _, _, info = _files(check_int("min_count", min_count, 1), _corpus(task).name)
+    return info["files_sha256"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments.converge.grid import (
     Design,
-    design,
+    design_for,
     experiment,
     pilot_design,
 )
@@ -169,7 +169,7 @@ def plan(
     also what they measured (:func:`pilot_projection`)."""
     from rnnlab.core.tasks.heldout import describe_partition
 
-    d = design(profile)
+    d = design_for(profile, records)
     t = measured_step_seconds(timings)
 
     def t_step(budget: int, depth: int) -> float:

@@ -99,6 +99,31 @@ def design(profile: str = "reference") -> Design:
     raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
 
 
+def design_for(profile: str, records: Sequence[dict]) -> Design:
+    """:func:`design` of ``profile`` as ``records`` ran it. The design trains on every training
+    window and tests on every held-out window of the corpus, and the corpus is the standard
+    library of the Python that runs it: records made on another Python (a lent GPU's) hold other
+    counts, and so other run ids. Where ``records`` come from one corpus, its counts (each
+    record's ``task_info["available"]``) fill the design's open ``n_train`` and ``n_test``, so
+    the analysis finds the runs on any machine; otherwise the design is :func:`design`'s."""
+    d = design(profile)
+    seen = {
+        tuple(sorted(a.items()))
+        for r in records
+        if r.get("task") == d.task and (a := r.get("task_info", {}).get("available"))
+    }
+    if len(seen) != 1:
+        return d
+    have = dict(next(iter(seen)))
+    from dataclasses import replace
+
+    return replace(
+        d,
+        n_train=d.n_train if d.n_train is not None else have["train"],
+        n_test=d.n_test if d.n_test is not None else have["test"],
+    )
+
+
 def pilot_design(profile: str = "reference") -> Design:
     """Design version 1 of ``profile``: :func:`design` on the pilot's task,
     ``charlm-stdlib-files`` (19 test files). Its runs (``data/results/converge/pilot-v1.jsonl``)

@@ -4,6 +4,7 @@ needs, which runs are due next, and :func:`run_converge`, which runs them stage 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,6 +164,32 @@ def pilot_out() -> Path:
     return repo_root() / "data" / "results" / "converge" / "pilot-v1.jsonl"
 
 
+def check_same_corpus(d: Design, records: Sequence[dict], out: str | Path = "the results") -> None:
+    """Refuse to add runs to ``records`` made on another corpus. The task reads the standard
+    library of the Python that runs it, which differs between versions and distributions (the
+    GPU machine's Python 3.12 of 2026-12-04 held 388 of the files where CPython 3.11 here holds
+    605), and run ids do not name the corpus: a sweep resumed elsewhere would skip runs made on
+    other files and pair runs that scored different test files. Raises ValueError naming both
+    corpora's ``files_sha256``."""
+    from rnnlab.core.tasks.heldout import corpus_digest
+
+    theirs = {
+        r.get("task_info", {}).get("files_sha256")
+        for r in records
+        if r.get("task") == d.task and r.get("task_info", {}).get("files_sha256")
+    }
+    if not theirs:
+        return
+    here = corpus_digest(d.task, min_count=d.min_count)
+    if theirs != {here}:
+        raise ValueError(
+            f"{out} holds runs of {d.task} on another corpus (files_sha256 "
+            f"{', '.join(sorted(x[:12] for x in theirs))}) than this Python's standard library "
+            f"({here[:12]}, {sys.version.split()[0]}): resume it with the Python that made "
+            "them, or write to another --out"
+        )
+
+
 def run_converge(
     profile: str,
     out: str | Path,
@@ -188,6 +215,7 @@ def run_converge(
     left = options.max_runs
     stop_file = options.stop_file
     records = SweepRecords(load_results(out) if out.exists() else [])
+    check_same_corpus(d, records, out)
     while True:
         todo = [s for s in stages(d, records) if not stage_done(s, records)]
         if not todo or (stop_file is not None and stop_file.exists()):
