@@ -5,6 +5,7 @@ rnnlab.evidence.convergence_stats)."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import replace
 
 import numpy as np
@@ -479,3 +480,34 @@ def test_a_sweep_refuses_to_resume_runs_made_on_another_corpus(tmp_path):
     assert done.returncode != 0 and "on another corpus" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert out.read_text() == json.dumps(other) + "\n"  # nothing was added
+
+
+def test_the_gpu_profile_is_priced_by_its_own_runs_and_the_gpu_benchmark():
+    """On a GPU the CPU benchmark prices nothing: a cell with runs costs their median step, a
+    cell without the GPU benchmark's step at the nearest budget times the measured ratio."""
+    from rnnlab.experiments import scale
+    from rnnlab.experiments.converge.costing import gpu_step_seconds, run_step_seconds
+
+    gpu = load_results(converge.default_out("gpu"))  # the H200 runs of 2026-12-04
+    bench = {
+        "provenance": {"sizes": {"batch": 32, "seq_len": 128}},
+        "rows": [{"device": "cuda", "budget": b, "num_layers": k, "train_s_per_token": t / 4096}
+                 for b, k, t in [(100_000, 1, 0.004), (100_000, 2, 0.003), (400_000, 1, 0.008),
+                                 (400_000, 2, 0.006), (400_000, 4, 0.005)]]
+             + [{"device": "cpu", "budget": 400_000, "num_layers": 2, "train_s_per_token": 1.0}],
+    }  # fmt: skip
+    t = gpu_step_seconds(gpu, (160_000, 1_000_000), bench)
+    measured = statistics.median(run_step_seconds(gpu)[(160_000, 1)])
+    assert t[(160_000, 1)] == pytest.approx(measured)
+    ratio = measured / 0.004  # 160K is nearer 100K than 400K on a log scale
+    assert t[(160_000, 2)] == pytest.approx(ratio * 0.003)  # the CPU row is never read
+    assert t[(1_000_000, 4)] == pytest.approx(ratio * 0.005)
+    assert t[(160_000, 4)] == pytest.approx(ratio * 0.005)  # the only row of that depth
+    no_deep = {**bench, "rows": [r for r in bench["rows"] if r["num_layers"] < 4]}
+    assert (160_000, 4) not in gpu_step_seconds(gpu, (160_000,), no_deep)  # not priced
+    assert gpu_step_seconds([], (160_000,), bench)[(160_000, 1)] == pytest.approx(0.004)
+    p = converge.plan("gpu", gpu, [], scale.load_timings())
+    text = "\n".join(converge.plan_lines(p))
+    assert p.unit == "process-h on the GPU" and "process-h on the GPU spent" in text
+    assert "160,000 parameters, L=1: " in text and "(measured)" in text
+    assert "0.082" not in text  # the CPU benchmark's step

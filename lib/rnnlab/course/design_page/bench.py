@@ -26,6 +26,7 @@ def bench_source(bench: dict) -> str:
         f"({bp['cpu_count']} cores, {bp['threads']} thread, load average {load:.1f} before the "
         f"run: {'busy with other work' if load > 0.5 * bp['cpu_count'] else 'quiet'}), "
         f"torch {bp['torch']}, commit {bp['git_commit'][:10]}"
+        + (f", GPU {bp['cuda_device']}" if bp.get("cuda_device") else "")
     )
 
 
@@ -61,6 +62,12 @@ def step_plan_sentence(plan: dict) -> str:
     )
 
 
+def _us(seconds: float) -> str:
+    """Microseconds, with one decimal below 10 (a GPU's times per token)."""
+    us = seconds * 1e6
+    return f"{us:.1f}" if us < 10 else f"{us:.0f}"
+
+
 def depth_cost_summary(rows: Sequence[dict]) -> str:
     """Per budget of the depth-cost benchmark: the deepest stack's FLOPs, training time and
     generation time per token against one layer's, as Markdown bullets."""
@@ -76,9 +83,14 @@ def depth_cost_summary(rows: Sequence[dict]) -> str:
         lines.append(
             f"- **{budget:,} parameters:** forward FLOPs per token at L={deepest} are "
             f"{flops[deepest] / flops[1]:.2f}x those at L=1; a training step per token took "
-            f"{train[1] * 1e6:.0f} us at L=1 and {train[deepest] * 1e6:.0f} us at L={deepest} "
+            f"{_us(train[1])} us at L=1 and {_us(train[deepest])} us at L={deepest} "
             f"({train[deepest] / train[1]:.1f}x); generating a token took {gen[1] * 1e6:.0f} us "
             f"and {gen[deepest] * 1e6:.0f} us ({gen[deepest] / gen[1]:.1f}x)."
+        )
+    if rows and str(rows[0].get("device", "")).startswith("cuda"):
+        return "\n".join(lines) + (
+            "\n\nOne measurement, one process alone on the GPU: the ratios, not the "
+            "microseconds, are the point, and another GPU will give other numbers."
         )
     return "\n".join(lines) + (
         "\n\nOne measurement on a shared machine: the ratios, not the microseconds, are the "

@@ -118,6 +118,9 @@ class Plan:
     # the seed rule's tuning is complete (rnnlab.experiments.converge.seeding)
     seed_rule: dict = field(default_factory=dict)
     pilot: PilotProjection | None = None  # design version 1's measurement (pilot_projection)
+    # where step_seconds comes from, and the unit of every cost (plan_lines prints both)
+    cost_source: str = "the scale benchmark, data/scale_step_seconds.json"
+    unit: str = "core-h"
 
 
 def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
@@ -130,6 +133,54 @@ def measured_step_seconds(timings: dict) -> dict[tuple[int, int], float]:
         for c in timings.get("cells", [])
         if c.get("batch_size") == 32 and c.get("seq_len") == 128 and c.get("embedding_dim") == 32
     }
+
+
+GPU_COSTS = {
+    "cost_source": "on the GPU: the median of this profile's own runs of that cell (wall time, "
+    "evaluation and the other processes sharing the GPU included); a cell without runs: the GPU "
+    "depth-cost benchmark (data/bench/depth-cost-cuda.json) at the nearest budget, times the "
+    "measured cells' median ratio to it",
+    "unit": "process-h on the GPU",
+}
+"""The gpu profile's cost model: the CPU benchmark does not price GPU runs."""
+
+
+def gpu_step_seconds(
+    records: Sequence[dict], budgets: Sequence[int] = (), bench: dict | None = None
+) -> dict[tuple[int, int], float]:
+    """The gpu profile's cost model, seconds per step of each (budget, depth): the median
+    :func:`run_step_seconds` of the runs made on a CUDA device; for the cells of ``budgets`` at
+    depths 1, 2 and 4 without such runs, the GPU depth-cost benchmark's step (``bench``, default
+    ``data/bench/depth-cost-cuda.json``; its row of that depth at the budget nearest on a log
+    scale) times the median ratio of the measured cells to it (1 before any run)."""
+    runs = run_step_seconds([r for r in records if r.get("device") == "cuda"])
+    out = {k: statistics.median(v) for k, v in runs.items()}
+    if bench is None:
+        import json
+
+        from rnnlab.core.paths import repo_root
+
+        path = repo_root() / "data" / "bench" / "depth-cost-cuda.json"
+        bench = json.loads(path.read_text()) if path.exists() else {}
+    size = bench.get("provenance", {}).get("sizes", {})
+    rows = [r for r in bench.get("rows", []) if str(r.get("device", "")).startswith("cuda")]
+    if not rows or "batch" not in size:
+        return out
+
+    def at(budget: int, depth: int) -> float:
+        same = [r for r in rows if r["num_layers"] == depth]
+        if not same:
+            return math.nan
+        r = min(same, key=lambda r: abs(math.log(r["budget"] / budget)))
+        return r["train_s_per_token"] * size["batch"] * size["seq_len"]
+
+    ratios = [v / at(*k) for k, v in out.items() if not math.isnan(at(*k))]
+    ratio = statistics.median(ratios) if ratios else 1.0
+    for b in budgets:
+        for depth in (1, 2, 4):
+            if (b, depth) not in out and not math.isnan(at(b, depth)):
+                out[(b, depth)] = ratio * at(b, depth)
+    return out
 
 
 def run_step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], list[float]]:
@@ -170,7 +221,8 @@ def plan(
     from rnnlab.core.tasks.heldout import describe_partition
 
     d = design_for(profile, records)
-    t = measured_step_seconds(timings)
+    on_gpu = d.profile == "gpu"
+    t = gpu_step_seconds(records, d.budgets) if on_gpu else measured_step_seconds(timings)
 
     def t_step(budget: int, depth: int) -> float:
         return t.get((budget, depth), math.nan)
@@ -223,6 +275,7 @@ def plan(
         run_step_seconds=run_step_seconds(records),
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
         pilot=pilot_projection(d, pilot_records) if pilot_records else None,
+        **(GPU_COSTS if on_gpu else {}),
     )
 
 
@@ -231,8 +284,8 @@ def _seed_rule(d: Design, budget: int, records: Sequence[dict]) -> tuple[Spread 
     return spread, (seeds_from_spread(d, spread) if spread is not None else None)
 
 
-def _h(x: float) -> str:
-    return "not estimated (no measured step time)" if math.isnan(x) else f"{x:,.1f} core-h"
+def _h(x: float, unit: str = "core-h") -> str:
+    return "not estimated (no measured step time)" if math.isnan(x) else f"{x:,.1f} {unit}"
 
 
 def pilot_text(d: Design, q: PilotProjection) -> str:
@@ -296,11 +349,15 @@ def plan_lines(p: Plan) -> list[str]:
     if d.seed_rule:
         lines += [f"  reporting seeds at {decision_text(d, b, spread)}"
                   for b, (spread, _) in sorted(p.seed_rule.items())]  # fmt: skip
+    if p.step_seconds:
+        lines.append(f"  cost model ({p.cost_source}), seconds per step:")
+    on_gpu = p.unit != "core-h"
     for (b, depth), s in sorted(p.step_seconds.items()):
-        lines.append(f"  cost model: {b:,} parameters, L={depth}: {s:.3f} s per step (the scale "
-                     "benchmark, data/scale_step_seconds.json)")  # fmt: skip
+        how = (" (measured)" if (b, depth) in p.run_step_seconds else " (benchmark)") * on_gpu
+        lines.append(f"    {b:,} parameters, L={depth}: {s:.3f}{how}")
     ratios = []
-    for (b, depth), xs in sorted(p.run_step_seconds.items()):
+    measured = {} if on_gpu else p.run_step_seconds  # on the GPU the model is the runs' own
+    for (b, depth), xs in sorted(measured.items()):
         med = statistics.median(xs)
         model = p.step_seconds.get((b, depth), math.nan)
         ratios += [x / model for x in xs if not math.isnan(model)]
@@ -311,24 +368,34 @@ def plan_lines(p: Plan) -> list[str]:
             f"evaluation and other load on the machine included), {med / model:.1f}x the cost "
             "model"
         )
-    total = sum(s.core_hours for s in p.stages)
+    priced = [s for s in p.stages if not math.isnan(s.core_hours)]
+    unpriced = len(p.stages) - len(priced)
+    total = sum(s.core_hours for s in priced) if priced else math.nan
     runs = sum(s.runs for s in p.stages)
     done = sum(s.done for s in p.stages)
-    left = sum(s.core_hours * (s.runs - s.done) / s.runs for s in p.stages if s.runs)
+    left = sum(s.core_hours * (s.runs - s.done) / s.runs for s in priced if s.runs)
+    left = left if priced else math.nan
+    if unpriced:  # e.g. on a GPU, a depth or budget no run has measured yet
+        lines.append(
+            f"  {unpriced} of {len(p.stages)} stages are not priced (no step time measured for "
+            "one of their cells): the totals below leave them out"
+        )
+
+    def h(x: float) -> str:
+        return _h(x, p.unit)
+
     at_measured = (
-        f", or {_h(left * statistics.median(ratios))} at the runs' measured median"
-        if ratios
-        else ""
+        f", or {h(left * statistics.median(ratios))} at the runs' measured median" if ratios else ""
     )
     lines.append(
-        f"  runs: {runs} in the stages decided so far, {done} done; estimated {_h(total)} "
-        f"(a shorter length counted at its cooldown only), {p.spent_core_hours:.1f} core-h "
+        f"  runs: {runs} in the stages decided so far, {done} done; estimated {h(total)} "
+        f"(a shorter length counted at its cooldown only), {p.spent_core_hours:.1f} {p.unit} "
         f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps if every cell "
-        f"needed them: {_h(p.extension_core_hours)} more"
+        f"needed them: {h(p.extension_core_hours)} more"
     )
-    lines.append(f"  left: {runs - done} runs, {_h(left)} by the cost model{at_measured}")
+    lines.append(f"  left: {runs - done} runs, {h(left)} by the cost model{at_measured}")
     for s in p.stages:
         who = "+".join(s.variants)
         lines.append(f"    {s.kind:6s} {s.budget:>9,} x {s.steps:>6,} steps {who:18s}"
-                     f" {s.done:>3}/{s.runs:<3} runs, {_h(s.core_hours)}")  # fmt: skip
+                     f" {s.done:>3}/{s.runs:<3} runs, {h(s.core_hours)}")  # fmt: skip
     return lines
