@@ -109,3 +109,27 @@ def test_closes_appears_only_with_an_equivalence(scale_map):
     head = "\n".join(answer.headline({"d1": narrows}, scale_map))
     assert "narrows the gap" in head and not overstated.search(head)
     assert "the fix closes the gap" in "\n".join(answer.headline({"d1": closes}, scale_map))
+
+
+def test_the_answer_says_the_map_is_not_at_convergence_and_how_far_that_experiment_is(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    from rnnlab.course.answer import convergence_caveat
+
+    m = SimpleNamespace(lengths=[1_500, 3_000, 6_000])
+    none = convergence_caveat(tmp_path, m)
+    assert "hold at 1,500-6,000 training steps" in none
+    assert "has 0 runs so far, 0 of them reporting runs: no verdict yet" in none
+    (tmp_path / "converge").mkdir()
+    from rnnlab.core.paths import repo_root
+
+    real = (repo_root() / "data" / "results" / "converge" / "gpu.jsonl").read_text()
+    runs = [json.loads(line) for line in real.splitlines()[:3]]  # whole records (tuning runs)
+    runs[2] = {**runs[2], "role": "eval", "run_id": "an-eval"}
+    (tmp_path / "converge" / "reference.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in runs)
+    )
+    some = convergence_caveat(tmp_path, m, prefix="../")
+    assert "has 3 runs so far, 1 of them reporting runs: provisional" in some
+    assert "](../chapters/03_lab_b_generation.ipynb)" in some

@@ -411,8 +411,30 @@ def answer_markdown(
         ]
     lines += ["**Each claim, at the scale it was measured:**", ""]
     lines += [claim_line(r, m) for r in rows.values()]
-    lines += ["", "**Caveats:**", "", *caveats(rows, m, prefix), "", END]
+    lines += ["", "**Caveats:**", "", *caveats(rows, m, prefix)]
+    lines += [convergence_caveat(results_dir, m, prefix), "", END]
     return "\n".join(lines)
+
+
+def convergence_caveat(results_dir: str | Path, m: ScaleMap, prefix: str = "") -> str:
+    """The caveat that the map's verdicts are not at convergence, with how far the convergence
+    experiment (``<results_dir>/converge/reference.jsonl``) has come: its runs so far and its
+    reporting runs (the only ones a verdict reads)."""
+    from rnnlab.experiments.store import load_results
+
+    path = Path(results_dir) / "converge" / "reference.jsonl"
+    records = load_results(path) if path.exists() else []
+    reporting = sum(r.get("role") == "eval" for r in records)
+    lengths = (
+        f"{m.lengths[0]:,}-{m.lengths[-1]:,} training steps" if m.lengths else "short training"
+    )
+    return (
+        f"- *Not trained to convergence.* The map's verdicts hold at {lengths}. The convergence "
+        f"experiment, which trains until a declared rule says the models have converged and "
+        f"tests on held-out files, has {len(records)} runs so far, {reporting} of them "
+        f"reporting runs: {'no verdict yet' if not reporting else 'provisional'} "
+        f"([Lab B]({prefix}{LINKS['lab-b']}))."
+    )
 
 
 def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -> str:
