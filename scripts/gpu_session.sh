@@ -111,6 +111,7 @@ print(f"{jobs} processes fit {window:.0f} s with {steps:,}-step runs even run on
 print(jobs)
 PY
   )
+  case "$JOBS" in ''|*[!0-9]*) echo "JOBS=auto gave no number: 1 process"; JOBS=1 ;; esac
 fi
 echo "$JOBS processes"
 budget=$(($(left) - 15))  # leave time to stop cleanly
