@@ -14,7 +14,7 @@
 #   1. $OUT/env.txt            the GPU, driver, torch and CUDA versions, the commit
 #   2. $OUT/cuda-tests.log     pytest tests/test_cuda.py: CUDA equals the CPU in fp32, training
 #                              learns (fp32, bf16, fp16), a killed run resumes, no per-step syncs
-#   3. $OUT/depth-cost-gpu.json  benchmarks/bench_depth_cost.py on the GPU (time per token by depth)
+#   3. $OUT/depth-cost-$DEVICE.json  benchmarks/bench_depth_cost.py on the GPU (time per token by depth)
 #   4. $OUT/EXPERIMENT-gpu.jsonl  the experiment's runs, in its run order, JOBS processes at once,
 #                              stopped cleanly SECONDS_BUDGET seconds after the script started;
 #                              finished runs are whole records with their provenance, so a
@@ -84,7 +84,9 @@ echo "== 3. $EXPERIMENT, profile $PROFILE ($(left) s left)"
 results="$OUT/$EXPERIMENT-$PROFILE.jsonl"
 work="/tmp/rnnlab-$EXPERIMENT-$PROFILE.jsonl"  # its <work>.ckpt holds checkpoints and forks
 rm -f "$work" "$work.lock"
-if [ -n "$RESUME" ] && [ -f "$RESUME" ]; then
+if [ -f "$results" ]; then
+  cp "$results" "$work"  # a second run into the same OUT resumes its own runs
+elif [ -n "$RESUME" ] && [ -f "$RESUME" ]; then
   cp "$RESUME" "$work"  # finished runs are skipped by run_id
 fi
 if [ "$JOBS" = auto ]; then

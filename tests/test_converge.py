@@ -511,3 +511,27 @@ def test_the_gpu_profile_is_priced_by_its_own_runs_and_the_gpu_benchmark():
     assert p.unit == "process-h on the GPU" and "process-h on the GPU spent" in text
     assert "160,000 parameters, L=1: " in text and "(measured)" in text
     assert "0.082" not in text  # the CPU benchmark's step
+
+
+def test_a_plan_of_runs_made_on_another_python_prints_their_corpus():
+    """The GPU's runs read that machine's standard library: the plan prints their partition and
+    projects the pilot onto their test files, not this Python's."""
+    from rnnlab.experiments import scale
+    from rnnlab.experiments.converge.costing import gpu_step_seconds
+
+    gpu = load_results(converge.default_out("gpu"))
+    info = gpu[0]["task_info"]
+    p = converge.plan("gpu", gpu, [], scale.load_timings(), load_results(converge.pilot_out()))
+    assert p.partition["files"]["test"] == len(info["test_files"])
+    assert p.partition["windows"] == info["available"]
+    scored = sum(n > 0 for _, n in info["test_files"])
+    assert p.pilot.new_files[0] == scored
+    line = "\n".join(converge.plan_lines(p))
+    assert f"{len(info['test_files'])} held-out test files" in line
+    assert f"{scored} scored test files" in line
+    # a benchmark without its sizes prices nothing beyond the measured cells
+    partial = {
+        "provenance": {"sizes": {"batch": 32}},
+        "rows": [{"device": "cuda", "budget": 400_000, "num_layers": 2, "train_s_per_token": 1e-6}],
+    }
+    assert set(gpu_step_seconds(gpu, (400_000,), partial)) == {(160_000, 1)}

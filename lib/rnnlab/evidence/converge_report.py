@@ -160,7 +160,7 @@ def report_lines(
         f"({spent / 3600:.1f} core-hours); "
         f"`python -m rnnlab run-converge --profile {profile}` resumes it."
     ]
-    pilot = converge.pilot_projection(d, pilot_records) if pilot_records else None
+    pilot = converge.pilot_projection(d, pilot_records, records=records) if pilot_records else None
     if pilot is not None:
         lines.append(
             f"- *Design version 2* ({d.task}, {pilot.new_files[0]} held-out test files; "

@@ -64,27 +64,67 @@ class PilotProjection:
     old_half_width: float  # version 1's at d.max_seeds
 
 
-def _test_files(d: Design) -> tuple[int, float]:
-    """The scored test files of ``d``'s task: their count and effective count."""
+def _foreign_info(d: Design, records: Sequence[dict]) -> dict | None:
+    """The ``task_info`` of ``records`` when they were made on another corpus than this Python's
+    (a lent GPU's standard library), else ``None``: their partition is the one to print."""
+    from rnnlab.core.tasks.heldout import corpus_digest
+
+    infos = [r["task_info"] for r in records
+             if r.get("task") == d.task and r.get("task_info", {}).get("files_sha256")]  # fmt: skip
+    if not infos or infos[0]["files_sha256"] == corpus_digest(d.task, min_count=d.min_count):
+        return None
+    return infos[0]
+
+
+def _partition(d: Design, records: Sequence[dict]) -> dict:
+    """Files, characters and windows of each part of the corpus ``records`` were made on (this
+    Python's, :func:`rnnlab.core.tasks.heldout.describe_partition`, unless they come from
+    another)."""
+    from rnnlab.core.tasks.heldout import describe_partition
+
+    info = _foreign_info(d, records)
+    if info is None:
+        return describe_partition(seq_len=d.seq_len, min_count=d.min_count, task=d.task)
+    test, val = len(info["test_files"]), len(info["val_files"])
+    return {
+        "files": {"train": info["num_files"] - test - val, "val": val, "test": test},
+        "chars": dict(info["chars"]),
+        "windows": dict(info["available"]),
+        "vocab_size": len(info["vocab"]),
+    }
+
+
+def _test_files(d: Design, records: Sequence[dict] = ()) -> tuple[int, float]:
+    """The scored test files of ``d``'s task (of the corpus ``records`` were made on, when it is
+    another Python's): their count and effective count."""
     from rnnlab.core.tasks.heldout import held_out_file_windows
 
-    w = held_out_file_windows(d.task, seq_len=d.seq_len, min_count=d.min_count)
+    info = _foreign_info(d, records)
+    if info is None:
+        w = held_out_file_windows(d.task, seq_len=d.seq_len, min_count=d.min_count)
+    else:
+        w = [n for _, n in info["test_files"]]
     return len([x for x in w if x > 0]), effective_files(w)
 
 
 def pilot_projection(
-    d: Design, pilot_records: Sequence[dict], budget: int | None = None
+    d: Design,
+    pilot_records: Sequence[dict],
+    budget: int | None = None,
+    records: Sequence[dict] = (),
 ) -> PilotProjection | None:
     """The pilot's measured spread at ``budget`` (default: the smallest) and what it means for
     ``d``: the test files' share scales as one over the square root of the effective number of
     files (:func:`rnnlab.experiments.resolution.effective_files`), assuming the new files
-    differ in depth's effect as much as the pilot's. ``None`` without paired pilot runs."""
+    differ in depth's effect as much as the pilot's (``d``'s files are those of the corpus
+    ``records`` were made on, when it is another Python's). ``None`` without paired pilot
+    runs."""
     budget = min(d.budgets) if budget is None else budget
     old = pilot_design(d.profile)
     spread = seed_spread(old, budget, pilot_records, complete=False)
     if spread is None:
         return None
-    files, new_files = _test_files(old), _test_files(d)
+    files, new_files = _test_files(old), _test_files(d, records)
     projected = spread.with_files(math.sqrt(files[1] / new_files[1]))
     n = seeds_from_spread(d, projected)
     return PilotProjection(
@@ -164,7 +204,7 @@ def gpu_step_seconds(
         bench = json.loads(path.read_text()) if path.exists() else {}
     size = bench.get("provenance", {}).get("sizes", {})
     rows = [r for r in bench.get("rows", []) if str(r.get("device", "")).startswith("cuda")]
-    if not rows or "batch" not in size:
+    if not rows or "batch" not in size or "seq_len" not in size:
         return out
 
     def at(budget: int, depth: int) -> float:
@@ -218,8 +258,6 @@ def plan(
     """The design of ``profile``, what it costs and how far ``records`` have taken it; with
     ``pilot_records`` (design version 1's runs, :func:`~rnnlab.experiments.converge.pilot_out`)
     also what they measured (:func:`pilot_projection`)."""
-    from rnnlab.core.tasks.heldout import describe_partition
-
     d = design_for(profile, records)
     on_gpu = d.profile == "gpu"
     t = gpu_step_seconds(records, d.budgets) if on_gpu else measured_step_seconds(timings)
@@ -264,7 +302,7 @@ def plan(
         sd = None
     return Plan(
         design=d,
-        partition=describe_partition(seq_len=d.seq_len, min_count=d.min_count, task=d.task),
+        partition=_partition(d, records),
         stages=tuple(out),
         step_seconds={k: v for k, v in t.items() if k[0] in d.budgets},
         spent_core_hours=spent / 3600,
@@ -274,7 +312,7 @@ def plan(
         seeds_needed=seeds_for_resolution(sd, d.margin) if sd is not None else None,
         run_step_seconds=run_step_seconds(records),
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
-        pilot=pilot_projection(d, pilot_records) if pilot_records else None,
+        pilot=pilot_projection(d, pilot_records, records=records) if pilot_records else None,
         **(GPU_COSTS if on_gpu else {}),
     )
 
