@@ -222,27 +222,36 @@ def die_with_parent(parent_pid: int, poll_s: float = 1.0) -> None:
     threading.Thread(target=watch, name="rnnlab-parent-watchdog", daemon=True).start()
 
 
+def bench_step_seconds(bench: dict, device: str) -> dict[tuple[int, int], float]:
+    """Seconds per training step of each (budget, depth) that ``bench`` (the JSON of
+    ``benchmarks/bench_depth_cost.py``) measured on ``device``: a row's seconds per token times
+    the benchmark's batch and sequence length. Empty when it holds no such row or no sizes."""
+    size = bench.get("provenance", {}).get("sizes", {})
+    if "batch" not in size or "seq_len" not in size:
+        return {}
+    return {
+        (int(r["budget"]), int(r["num_layers"])): r["train_s_per_token"]
+        * size["batch"]
+        * size["seq_len"]
+        for r in bench.get("rows", [])
+        if str(r.get("device", "")).startswith(device)
+    }
+
+
 def jobs_that_fit(bench: dict, device: str, steps: int, window_s: float, most: int) -> int:
     """How many runs of ``steps`` training steps to start at once on one ``device`` so that each
     finishes within ``window_s`` seconds even if the device ran their steps one after another
     (the safe assumption before anyone has measured how runs share it), between 1 and ``most``.
 
-    ``bench`` is the JSON of ``benchmarks/bench_depth_cost.py``: a step's time is the slowest
-    one- or two-layer row of ``device`` (its seconds per token times the benchmark's batch and
-    sequence length), with a margin of half again for evaluation and start-up.
+    A step's time is the slowest one- or two-layer step of ``device`` in ``bench``
+    (:func:`bench_step_seconds`), with a margin of half again for evaluation and start-up.
     ``scripts/gpu_session.sh`` sizes its processes with this. Raises ValueError when ``bench``
     holds no such row."""
     if steps < 1 or window_s < 0 or most < 1:
         raise ValueError(
             f"steps and most must be >= 1 and window_s >= 0, got {steps!r}, {most!r}, {window_s!r}"
         )
-    size = bench.get("provenance", {}).get("sizes", {})
-    rows = [
-        r
-        for r in bench.get("rows", [])
-        if str(r.get("device", "")).startswith(device) and r.get("num_layers", 99) <= 2
-    ]
-    if not rows or "batch" not in size or "seq_len" not in size:
+    shallow = [t for (_, depth), t in bench_step_seconds(bench, device).items() if depth <= 2]
+    if not shallow:
         raise ValueError(f"bench holds no one- or two-layer row measured on {device!r}")
-    per_step = max(r["train_s_per_token"] for r in rows) * size["batch"] * size["seq_len"]
-    return max(1, min(most, int(window_s / (1.5 * steps * per_step))))
+    return max(1, min(most, int(window_s / (1.5 * steps * max(shallow)))))

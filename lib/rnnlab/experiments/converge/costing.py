@@ -202,17 +202,17 @@ def gpu_step_seconds(
 
         path = repo_root() / "data" / "bench" / "depth-cost-cuda.json"
         bench = json.loads(path.read_text()) if path.exists() else {}
-    size = bench.get("provenance", {}).get("sizes", {})
-    rows = [r for r in bench.get("rows", []) if str(r.get("device", "")).startswith("cuda")]
-    if not rows or "batch" not in size or "seq_len" not in size:
+    from rnnlab.experiments.runner import bench_step_seconds
+
+    steps = bench_step_seconds(bench, "cuda")
+    if not steps:
         return out
 
     def at(budget: int, depth: int) -> float:
-        same = [r for r in rows if r["num_layers"] == depth]
+        same = [b for b, k in steps if k == depth]
         if not same:
             return math.nan
-        r = min(same, key=lambda r: abs(math.log(r["budget"] / budget)))
-        return r["train_s_per_token"] * size["batch"] * size["seq_len"]
+        return steps[(min(same, key=lambda b: abs(math.log(b / budget))), depth)]
 
     ratios = [v / at(*k) for k, v in out.items() if not math.isnan(at(*k))]
     ratio = statistics.median(ratios) if ratios else 1.0
