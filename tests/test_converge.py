@@ -360,6 +360,45 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
         assert c.effect.verdict in (
             "supported", "contradicted", "equivalent", "inconclusive")  # fmt: skip
         assert any(f"{c.steps:,} steps, L2 - L1" in line for line in lines)
+    # the regularisation control: each setting's tuned score is its best rate's mean over the
+    # tuning seeds, so depth's lead at dropout 0 can be recomputed from the runs themselves
+    d = converge.design("smoke")
+    (control,) = [line for line in lines if "regularisation control changed" in line]
+    for steps in d.lengths:
+        means: dict[tuple, list[float]] = {}
+        for r in records:
+            labels = r["experiment"]["labels"]
+            if r["role"] == "tune" and labels["steps"] == steps:
+                key = (labels["variant"], r["experiment"]["dropout"], r["lr"])
+                means.setdefault(key, []).append(r["metrics"]["val"])
+        best = {(v, p): min(statistics.mean(x) for (v2, p2, _), x in means.items()
+                            if (v2, p2) == (v, p)) for v, p, _ in means}  # fmt: skip
+        at0 = best["L1", 0.0] - best["L2", 0.0]
+        tuned = min(best["L1", p] for p in (0.0, 0.2)) - min(best["L2", p] for p in (0.0, 0.2))
+        assert f"{steps:,} steps, L2 - L1: {at0:+.3f} with dropout 0 for both, {tuned:+.3f}" in (
+            control
+        )
+
+
+def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the_map_beside():
+    from rnnlab.evidence import converge_report, scalemap
+
+    d = converge.design("reference")
+    pairs = converge_report.comparisons(d)
+    assert pairs[:3] == [("L1", "L2"), ("L1", "L4-res-LN"), ("L1", "L4-plain")]
+    assert pairs[3] == ("L4-plain", "L4-res-LN")
+    assert converge_report.comparisons(converge.design("smoke")) == [("L1", "L2")]
+    scale = load_results("data/results/scale/reference.jsonl")
+    (line,) = converge_report.map_lines(d, scale)
+    for deep in (2, 4):
+        cell = next(c for c in scalemap.map_cells(scale, deep=deep)
+                    if scalemap.grid_key(c) == (400_000, 6_000))  # fmt: skip
+        assert (
+            f"400,000 parameters, L{deep} - L1 at 6,000 steps: {cell.comparison.effect:+.3f}"
+            in (line)
+        )
+        assert f"**{cell.comparison.verdict}**" in line
+    assert converge_report.map_lines(d, []) == []
 
 
 def test_tuning_lines_give_each_setting_its_mean_over_seeds_and_the_leader():

@@ -173,12 +173,14 @@ def convergence_lines(results_dir: str | Path) -> list[str]:
     records = load_results(path) if path.exists() else []
     pilot_path = Path(results_dir) / "converge" / "pilot-v1.jsonl"
     pilot = load_results(pilot_path) if pilot_path.exists() else []
+    scale_path = Path(results_dir) / "scale" / "reference.jsonl"
+    scale = load_results(scale_path) if scale_path.exists() else []
     return [
         "",
         "**Claim (b) at convergence** (held-out files, each length tuned itself, dropout as a "
         "regularisation control; reference profile, cpu; Lab B shows the design and its plan):",
         "",
-        *converge_report.report_lines("reference", records, pilot),
+        *converge_report.report_lines("reference", records, pilot, scale),
     ]
 
 

@@ -10,6 +10,7 @@ runs have got; a comparison is printed only where both sides have at least two p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from rnnlab.core.config import own_wall_time_s
 from rnnlab.evidence.analysis import fmt_ci
 from rnnlab.evidence.convergence_stats import FileEffect, judge_budgets, paired_file_effect
 from rnnlab.experiments import converge
+from rnnlab.experiments.experiment import TUNE_SEEDS
 
 LITERATURE = (
     'Karpathy, Johnson & Fei-Fei (2015), character LMs at about 50K-1.3M parameters: "depth '
@@ -27,7 +29,8 @@ LITERATURE = (
 
 @dataclass(frozen=True)
 class CellResult:
-    """One comparison of the design: a deep variant against one layer, at a budget and length."""
+    """One comparison of the design at a budget and length: ``deep`` minus ``wide`` (a deeper
+    variant against one layer, or the trainable deep stack against the plain one)."""
 
     budget: int
     steps: int
@@ -35,6 +38,23 @@ class CellResult:
     effect: FileEffect
     converged: dict  # variant name -> True / False / None (the rule at this length)
     dropout: dict  # variant name -> chosen dropout
+    wide: str = "L1"
+
+
+TRAINABLE, PLAIN = "L4-res-LN", "L4-plain"
+"""The trainable deep stack and the plain one of equal depth (:data:`converge.VARIANTS`)."""
+
+
+def comparisons(d: converge.Design) -> list[tuple[str, str]]:
+    """The ``(wide, deep)`` pairs the report states, each a family of its own for Holm: every
+    deeper variant against one layer (claim b), then, where the design has both, the trainable
+    deep stack against the plain one at equal depth (does the plain stack fail for want of
+    trainability?)."""
+    names = [v.name for v in d.variants]
+    out = [(names[0], n) for n in names[1:]]
+    if {TRAINABLE, PLAIN} <= set(names):
+        out.append((PLAIN, TRAINABLE))
+    return out
 
 
 def _evals(records: Sequence[dict], key: str) -> dict[int, dict]:
@@ -42,48 +62,45 @@ def _evals(records: Sequence[dict], key: str) -> dict[int, dict]:
 
 
 def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
-    """Every comparison with at least two paired reporting seeds, Holm-corrected across the
-    budgets of each (deep variant, length)."""
+    """Every comparison of :func:`comparisons` with at least two paired reporting seeds,
+    Holm-corrected across the budgets of each (comparison, length)."""
+    from dataclasses import replace
+
     d = converge.design_for(profile, records)
     by_variant = {v.name: v for v in d.variants}
     raw: list[CellResult] = []
     for budget in d.budgets:
         for steps in sorted({n for v in d.variants
                              for n in converge.lengths_needed(d, budget, v, records)}):  # fmt: skip
-            wide = converge.chosen(d, budget, by_variant["L1"], steps, records)
-            if wide is None:
-                continue
-            for v in d.variants[1:]:
-                deep = converge.chosen(d, budget, v, steps, records)
-                if deep is None:
+            tuned = {v.name: converge.chosen(d, budget, v, steps, records) for v in d.variants}
+            for wide_name, deep_name in comparisons(d):
+                wide, deep = tuned[wide_name], tuned[deep_name]
+                if wide is None or deep is None:
                     continue
                 a, b = _evals(records, wide.key), _evals(records, deep.key)
                 if len(set(a) & set(b)) < 2:
                     continue
-                names = ("L1", v.name)
+                names = (wide_name, deep_name)
                 raw.append(
                     CellResult(
                         budget,
                         steps,
-                        v.name,
+                        deep_name,
                         paired_file_effect(a, b, margin=d.margin),
                         {
                             n: converge.converged(d, budget, by_variant[n], steps, records)
                             for n in names
                         },  # fmt: skip
-                        {"L1": wide.dropout, v.name: deep.dropout},
+                        {wide_name: wide.dropout, deep_name: deep.dropout},
+                        wide_name,
                     )
                 )
     out = []
-    for deep in {c.deep for c in raw}:
-        for steps in {c.steps for c in raw if c.deep == deep}:
-            group = [c for c in raw if c.deep == deep and c.steps == steps]
-            judged = judge_budgets([c.effect for c in group])
-            out += [
-                CellResult(c.budget, c.steps, c.deep, e, c.converged, c.dropout)
-                for c, e in zip(group, judged, strict=True)
-            ]
-    return sorted(out, key=lambda c: (c.budget, c.steps, c.deep))
+    for family in {(c.wide, c.deep, c.steps) for c in raw}:
+        group = [c for c in raw if (c.wide, c.deep, c.steps) == family]
+        judged = judge_budgets([c.effect for c in group])
+        out += [replace(c, effect=e) for c, e in zip(group, judged, strict=True)]
+    return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
 
 
 def _conv(flag: bool | None, steps: int) -> str:
@@ -136,11 +153,86 @@ def tuning_lines(records: Sequence[dict]) -> list[str]:
     return lines
 
 
+def _best(scores: dict[float, float]) -> float:
+    return min(scores, key=lambda p: (scores[p], p))
+
+
+def control_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
+    """What the regularisation control changed, per (budget, length, deeper variant with a
+    dropout grid) whose tuning is complete: depth's lead in validation bits/char (one layer
+    minus the deeper variant, > 0: depth better), once with dropout 0 for both and once with
+    each one's tuned dropout, each at its tuned rate, averaged over the tuning seeds
+    (:func:`rnnlab.experiments.converge.tuned_scores`). These runs choose the settings; the
+    lines say so and carry no interval."""
+    wide = d.variants[0]
+    parts = []
+    for budget in d.budgets:
+        for steps in sorted(d.family):
+            s1 = converge.tuned_scores(d, budget, wide, steps, records)
+            if 0.0 not in s1 or any(math.isnan(x) for x in s1.values()):
+                continue
+            for v in d.variants[1:]:
+                s2 = converge.tuned_scores(d, budget, v, steps, records)
+                if len(s2) < 2 or 0.0 not in s2 or any(math.isnan(x) for x in s2.values()):
+                    continue
+                p1, p2 = _best(s1), _best(s2)
+                at0, tuned = s1[0.0] - s2[0.0], s1[p1] - s2[p2]
+                parts.append(
+                    f"{budget:,} parameters, {steps:,} steps, {v.name} - {wide.name}: "
+                    f"{at0:+.3f} with dropout 0 for both, {tuned:+.3f} with each one's tuned "
+                    f"dropout ({wide.name} {p1:g}, {v.name} {p2:g}), a change of "
+                    f"{tuned - at0:+.3f}"
+                )
+    if not parts:
+        return []
+    return [
+        "- *What the regularisation control changed* (depth's lead in validation bits/char, "
+        f"> 0: depth better; the mean over the {len(TUNE_SEEDS)} tuning seeds, each setting at "
+        "its tuned rate; these runs choose the settings, so no interval and no verdict; the "
+        "reporting runs use the tuned dropouts): " + "; ".join(parts) + "."
+    ]
+
+
+def map_lines(d: converge.Design, scale_records: Sequence[dict]) -> list[str]:
+    """The scale map beside the convergence experiment: at each of the design's budgets the
+    map measured, its verdicts at its longest training length for two layers and for plain
+    four layers against one (:func:`rnnlab.evidence.scalemap.map_cells`, Holm across the map's
+    cells)."""
+    from rnnlab.evidence import scalemap
+
+    cells = {deep: scalemap.map_cells(scale_records, deep=deep) for deep in scalemap.DEEP_DEPTHS}
+    parts = []
+    for budget in d.budgets:
+        for deep in scalemap.DEEP_DEPTHS:
+            at = [c for c in cells[deep] if scalemap.grid_key(c)[0] == budget]
+            if not at:
+                continue
+            c = max(at, key=scalemap.grid_key)
+            k = c.comparison
+            parts.append(
+                f"{budget:,} parameters, L{deep} - L1 at {scalemap.grid_key(c)[1]:,} "
+                f"steps: {fmt_ci(k.effect, k.ci_low, k.ci_high)} (**{k.verdict}**, {k.n} seeds)"
+            )
+    if not parts:
+        return []
+    return [
+        "- *The scale map at the same budgets* (bits/char, > 0: depth better; plain stacks at "
+        "its longest training, with the rates and test sample the map declared; unadjusted intervals, "
+        "verdicts after Holm across the map's cells): " + "; ".join(parts) + "."
+    ]
+
+
 def report_lines(
-    profile: str, records: Sequence[dict], pilot_records: Sequence[dict] = ()
+    profile: str,
+    records: Sequence[dict],
+    pilot_records: Sequence[dict] = (),
+    scale_records: Sequence[dict] = (),
 ) -> list[str]:
     """Claim (b) at convergence, in Markdown bullets: progress, why this is design version 2
-    (from ``pilot_records``, version 1's runs, when given), then one line per comparison."""
+    (from ``pilot_records``, version 1's runs, when given), one line per comparison
+    (:func:`results`), what the regularisation control changed (:func:`control_lines`), the
+    scale map at the same budgets (from ``scale_records``, when given; :func:`map_lines`), the
+    tuning so far and the literature."""
     d = converge.design_for(profile, records)
     stages = converge.stages(d, records)
     wanted = sum(len(s.variants) * len(s.spec.seeds) for s in stages if s.kind == "report")
@@ -187,11 +279,13 @@ def report_lines(
         drops = ", ".join(f"{k} dropout {v:g}" for k, v in c.dropout.items())
         conv = "; ".join(f"{k} {_conv(v, c.steps)}" for k, v in c.converged.items())
         lines.append(
-            f"- {c.budget:,} parameters, {c.steps:,} steps, {c.deep} - L1: "
-            f"{fmt_ci(e.effect, e.ci_low, e.ci_high)} bits/char (> 0: depth better; "
+            f"- {c.budget:,} parameters, {c.steps:,} steps, {c.deep} - {c.wide}: "
+            f"{fmt_ci(e.effect, e.ci_low, e.ci_high)} bits/char (> 0: {c.deep} better; "
             f"{e.n_seeds} seeds x {e.n_files} held-out files, {e.test_windows:,} windows; "
             f"Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; {drops}; {conv}."
         )
+    lines += control_lines(d, records)
+    lines += map_lines(d, scale_records)
     lines += tuning_lines(records)
     lines.append(f"- The literature: {LITERATURE}.")
     return lines

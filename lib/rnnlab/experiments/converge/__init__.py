@@ -103,6 +103,7 @@ from rnnlab.experiments.converge.grid import (
     design_for,
     experiment,
     pilot_design,
+    tuned_scores,
     tuning_experiments,
 )
 from rnnlab.experiments.converge.seeding import (
@@ -140,6 +141,7 @@ __all__ = [
     "experiment",
     "candidates",
     "chosen",
+    "tuned_scores",
     "tuning_experiments",
     "report_seeds",
     "decision_text",

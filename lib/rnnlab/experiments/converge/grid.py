@@ -193,20 +193,29 @@ def _tuned_score(e: Experiment, records: Sequence[dict], cell: Sequence[Experime
     return sum(vals) / len(vals) if len(vals) == len(TUNE_SEEDS) else math.nan
 
 
+def tuned_scores(d: Design, budget: int, variant: Variant, steps: int,
+                 records: Sequence[dict]) -> dict[float, float]:  # fmt: skip
+    """``{dropout: mean validation bits/char over the tuning seeds at that dropout's tuned
+    rate}`` for one (budget, variant, length), in the variant's dropout order; ``nan`` where that
+    dropout's tuning is incomplete. What :func:`chosen` decides on, and what the regularisation
+    control's report reads (validation, tuning seeds: a choice, not a result)."""
+    group = next(g for g in d.groups if variant.name in g)
+    cells = cells_of(tuning_experiments(d, budget, steps, group))
+    return {
+        e.dropout: _tuned_score(e, records, cells[e.cell_key])
+        for e in candidates(d, budget, variant, steps)
+    }
+
+
 def chosen(d: Design, budget: int, variant: Variant, steps: int,
            records: Sequence[dict]) -> Experiment | None:  # fmt: skip
     """The tuned experiment of (budget, variant, length): the dropout whose tuned validation is
     best (ties: the smaller dropout), at its tuned rate; ``None`` while tuning is incomplete."""
-    group = next(g for g in d.groups if variant.name in g)
-    cells = cells_of(tuning_experiments(d, budget, steps, group))
-    best, best_score = None, math.inf
-    for e in candidates(d, budget, variant, steps):
-        score = _tuned_score(e, records, cells[e.cell_key])
-        if math.isnan(score):
-            return None
-        if score < best_score:
-            best, best_score = e, score
-    return best
+    scores = tuned_scores(d, budget, variant, steps, records)
+    if any(math.isnan(s) for s in scores.values()):
+        return None
+    best = min(scores, key=lambda p: (scores[p], p))
+    return next(e for e in candidates(d, budget, variant, steps) if e.dropout == best)
 
 
 def tuning_experiments(d: Design, budget: int, steps: int, names=None) -> list[Experiment]:
