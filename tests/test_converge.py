@@ -360,6 +360,22 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
         assert c.effect.verdict in (
             "supported", "contradicted", "equivalent", "inconclusive")  # fmt: skip
         assert any(f"{c.steps:,} steps, L2 - L1" in line for line in lines)
+    # the answer page's clause: each comparison at its longest length, with its verdict
+    clause = converge_report.answer_clause("smoke", records)
+    longest = max(c.steps for c in cells)
+    (last,) = [c for c in cells if c.steps == longest]
+    assert clause.startswith(f"L2 - L1 at 12,000 parameters and {longest:,} steps: ")
+    assert f"**{last.effect.verdict}** ({last.effect.n_seeds} seeds, " in clause
+    assert converge_report.progress("smoke", records).final
+    assert converge_report.answer_clause("smoke", []) is None
+    from types import SimpleNamespace
+
+    from rnnlab.course.answer import convergence_caveat
+
+    (tmp_path / "converge").mkdir()
+    (tmp_path / "c.jsonl").rename(tmp_path / "converge" / "smoke.jsonl")
+    caveat = convergence_caveat(tmp_path, SimpleNamespace(lengths=[6_000]), profile="smoke")
+    assert f"final, {converge_report.progress('smoke', records).text()} in: {clause} (" in caveat
     # the regularisation control: each setting's tuned score is its best rate's mean over the
     # tuning seeds, so depth's lead at dropout 0 can be recomputed from the runs themselves
     d = converge.design("smoke")

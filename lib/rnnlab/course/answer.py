@@ -416,25 +416,37 @@ def answer_markdown(
     return "\n".join(lines)
 
 
-def convergence_caveat(results_dir: str | Path, m: ScaleMap, prefix: str = "") -> str:
+def convergence_caveat(
+    results_dir: str | Path, m: ScaleMap, prefix: str = "", profile: str = "reference"
+) -> str:
     """The caveat that the map's verdicts are not at convergence, with how far the convergence
-    experiment (``<results_dir>/converge/reference.jsonl``) has come: its runs so far and its
-    reporting runs (the only ones a verdict reads)."""
+    experiment (``<results_dir>/converge/<profile>.jsonl``) has come: its runs so far and its
+    reporting runs (the only ones a verdict reads), and, once a comparison has two paired
+    seeds, its verdicts (:func:`rnnlab.evidence.converge_report.answer_clause`), marked final or
+    provisional."""
+    from rnnlab.evidence import converge_report
     from rnnlab.experiments.store import load_results
 
-    path = Path(results_dir) / "converge" / "reference.jsonl"
+    path = Path(results_dir) / "converge" / f"{profile}.jsonl"
     records = load_results(path) if path.exists() else []
     reporting = sum(r.get("role") == "eval" for r in records)
     lengths = (
         f"{m.lengths[0]:,}-{m.lengths[-1]:,} training steps" if m.lengths else "short training"
     )
-    return (
+    head = (
         f"- *Not trained to convergence.* The map's verdicts hold at {lengths}. The convergence "
         f"experiment, which trains until a declared rule says the models have converged and "
-        f"tests on held-out files, has {len(records)} runs so far, {reporting} of them "
-        f"reporting runs: {'no verdict yet' if not reporting else 'provisional'} "
-        f"([Lab B]({prefix}{LINKS['lab-b']}))."
+        f"tests on held-out files, "
     )
+    link = f"([Lab B]({prefix}{LINKS['lab-b']}))"
+    clause = converge_report.answer_clause(profile, records) if reporting else None
+    if clause is None:
+        return (
+            head + f"has {len(records)} runs so far, {reporting} of them reporting runs: "
+            f"{'no verdict yet' if not reporting else 'provisional'} {link}."
+        )
+    p = converge_report.progress(profile, records)
+    return head + f"{'final' if p.final else 'provisional'}, {p.text()} in: {clause} {link}."
 
 
 def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -> str:

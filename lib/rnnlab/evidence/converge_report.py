@@ -103,6 +103,64 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How far the design's reporting runs have come: ``have`` of ``wanted`` in the stages
+    decided so far; ``open_seeds`` while the seed rule has not decided every budget (so
+    ``wanted`` is a floor); ``final`` once every reporting run of the whole design is in."""
+
+    have: int
+    wanted: int
+    open_seeds: bool
+
+    @property
+    def final(self) -> bool:
+        return self.have == self.wanted and self.wanted > 0 and not self.open_seeds
+
+    def text(self) -> str:
+        return f"{self.have} of {'at least ' * self.open_seeds}{self.wanted} reporting runs of the design"
+
+
+def progress(profile: str, records: Sequence[dict]) -> Progress:
+    """The :class:`Progress` of ``profile``'s design over ``records``."""
+    d = converge.design_for(profile, records)
+    stages = [s for s in converge.stages(d, records) if s.kind == "report"]
+    wanted = sum(len(s.variants) * len(s.spec.seeds) for s in stages)
+    have = sum(len(s.spec.experiments) and sum(s.spec.reporting_progress(records)[:1])
+               for s in stages)  # fmt: skip
+    open_seeds = d.seed_rule is not None and any(
+        converge.seed_spread(d, b, records) is None for b in d.budgets
+    )
+    return Progress(have, wanted, open_seeds)
+
+
+def _state(converged: dict) -> str:
+    flags = set(converged.values())
+    if flags == {True}:
+        return "both converged"
+    if False in flags:
+        return "not converged (" + ", ".join(k for k, v in converged.items() if v is False) + ")"
+    return "convergence not yet checked"
+
+
+def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
+    """The converged verdicts in one clause for the answer page, or ``None`` before any
+    comparison has two paired seeds: per budget and deeper variant, depth minus one layer at the
+    longest length measured, its interval, verdict, seeds and convergence (:func:`results`)."""
+    longest: dict[tuple[int, str], CellResult] = {}
+    for c in results(profile, records):
+        if c.wide == "L1" and c.steps >= getattr(longest.get((c.budget, c.deep)), "steps", 0):
+            longest[c.budget, c.deep] = c
+    if not longest:
+        return None
+    return "; ".join(
+        f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
+        f"{fmt_ci(c.effect.effect, c.effect.ci_low, c.effect.ci_high)} bits/char, "
+        f"**{c.effect.verdict}** ({c.effect.n_seeds} seeds, {_state(c.converged)})"
+        for c in sorted(longest.values(), key=lambda c: (c.budget, c.deep))
+    )
+
+
 def _conv(flag: bool | None, steps: int) -> str:
     if flag is None:
         return "convergence not yet checked"
@@ -217,8 +275,8 @@ def map_lines(d: converge.Design, scale_records: Sequence[dict]) -> list[str]:
         return []
     return [
         "- *The scale map at the same budgets* (bits/char, > 0: depth better; plain stacks at "
-        "its longest training, with the rates and test sample the map declared; unadjusted intervals, "
-        "verdicts after Holm across the map's cells): " + "; ".join(parts) + "."
+        "its longest training, with the rates and test sample the map declared; unadjusted "
+        "intervals, verdicts after Holm across the map's cells): " + "; ".join(parts) + "."
     ]
 
 
@@ -234,22 +292,12 @@ def report_lines(
     scale map at the same budgets (from ``scale_records``, when given; :func:`map_lines`), the
     tuning so far and the literature."""
     d = converge.design_for(profile, records)
-    stages = converge.stages(d, records)
-    wanted = sum(len(s.variants) * len(s.spec.seeds) for s in stages if s.kind == "report")
-    have = sum(
-        len(s.spec.experiments) and sum(s.spec.reporting_progress(records)[:1])
-        for s in stages
-        if s.kind == "report"
-    )
-    spent = sum(own_wall_time_s(r) for r in records)
-    # until the seed rule has decided every budget, the number of reporting runs is a floor
+    p = progress(profile, records)
     spreads = {b: converge.seed_spread(d, b, records) for b in d.budgets}
-    open_seeds = d.seed_rule is not None and None in spreads.values()
-    done = have == wanted and wanted > 0 and not open_seeds
+    spent = sum(own_wall_time_s(r) for r in records)
     lines = [
-        f"- **{'Final' if done else 'Provisional'}**: {have} of {'at least ' * open_seeds}"
-        f"{wanted} reporting runs of the design decided so far, {len(records)} runs in all "
-        f"({spent / 3600:.1f} core-hours); "
+        f"- **{'Final' if p.final else 'Provisional'}**: {p.text()} decided so far, "
+        f"{len(records)} runs in all ({spent / 3600:.1f} core-hours); "
         f"`python -m rnnlab run-converge --profile {profile}` resumes it."
     ]
     pilot = converge.pilot_projection(d, pilot_records, records=records) if pilot_records else None
