@@ -118,7 +118,8 @@ class Progress:
         return self.have == self.wanted and self.wanted > 0 and not self.open_seeds
 
     def text(self) -> str:
-        return f"{self.have} of {'at least ' * self.open_seeds}{self.wanted} reporting runs of the design"
+        floor = "at least " * self.open_seeds
+        return f"{self.have} of {floor}{self.wanted} reporting runs of the design"
 
 
 def progress(profile: str, records: Sequence[dict]) -> Progress:
