@@ -212,10 +212,6 @@ def tuning_lines(records: Sequence[dict]) -> list[str]:
     return lines
 
 
-def _best(scores: dict[float, float]) -> float:
-    return min(scores, key=lambda p: (scores[p], p))
-
-
 def control_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
     """What the regularisation control changed, per (budget, length, deeper variant with a
     dropout grid) whose tuning is complete: depth's lead in validation bits/char (one layer
@@ -234,7 +230,7 @@ def control_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
                 s2 = converge.tuned_scores(d, budget, v, steps, records)
                 if len(s2) < 2 or 0.0 not in s2 or any(math.isnan(x) for x in s2.values()):
                     continue
-                p1, p2 = _best(s1), _best(s2)
+                p1, p2 = converge.best_dropout(s1), converge.best_dropout(s2)
                 at0, tuned = s1[0.0] - s2[0.0], s1[p1] - s2[p2]
                 parts.append(
                     f"{budget:,} parameters, {steps:,} steps, {v.name} - {wide.name}: "

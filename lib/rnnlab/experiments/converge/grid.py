@@ -214,8 +214,14 @@ def chosen(d: Design, budget: int, variant: Variant, steps: int,
     scores = tuned_scores(d, budget, variant, steps, records)
     if any(math.isnan(s) for s in scores.values()):
         return None
-    best = min(scores, key=lambda p: (scores[p], p))
+    best = best_dropout(scores)
     return next(e for e in candidates(d, budget, variant, steps) if e.dropout == best)
+
+
+def best_dropout(scores: dict[float, float]) -> float:
+    """The dropout of :func:`tuned_scores` that :func:`chosen` picks: the lowest validation
+    score, ties to the smaller dropout."""
+    return min(scores, key=lambda p: (scores[p], p))
 
 
 def tuning_experiments(d: Design, budget: int, steps: int, names=None) -> list[Experiment]:
