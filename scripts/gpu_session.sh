@@ -22,11 +22,19 @@
 #                              takes as many as could each finish a run of the experiment's
 #                              longest length in the time left even if the GPU ran their steps
 #                              one after another (from the benchmark's time per step), at most
-#                              MAX_JOBS. Checkpoints and forks stay outside $OUT.
+#                              MAX_JOBS.
+#   5. $OUT/checkpoints.tar    the runs still in flight at the stop, each saved at the step it
+#                              was in (the sweep is stopped with SIGINT, on which a run saves),
+#                              and the forks waiting for their shorter runs: at most 15 MiB,
+#                              runs in flight first (python -m rnnlab carry). Absent if none.
 #
 # Back here: python -m rnnlab merge FILES_AT/converge-gpu.jsonl --out data/results/converge/gpu.jsonl
 # (or scale-gpu.jsonl into data/results/scale/gpu.jsonl: it adds the new runs to the committed
 # ones), commit it; a later session resumes with RESUME=<that file> (its finished runs are skipped).
+# Keep FILES_AT/checkpoints.tar too (git ignores data/results/**/*.tar): a later session given
+# RESUME_CKPT=<that tar> (and carry=[<that tar>] in the device call) resumes the runs in flight
+# from their steps instead of from the start. On the same warm machine a second call resumes them
+# without it (the checkpoints stay in $SCRATCH, /tmp by default, there).
 #
 # For a check of the plumbing without a GPU (the tests do this): DEVICE=cpu PROFILE=smoke.
 set -uo pipefail
@@ -45,9 +53,11 @@ PROFILE=${PROFILE:-gpu}
 BENCH_ARGS=${BENCH_ARGS:-}
 PYTHON=${PYTHON:-python3}
 RESUME=${RESUME:-}
+RESUME_CKPT=${RESUME_CKPT:-}           # a checkpoints.tar from an earlier session
+SCRATCH=${SCRATCH:-/tmp}               # the machine's own folder for the sweep's working files
 
 start=$(date +%s)
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$SCRATCH"
 cd "$(dirname "$0")/.." || exit 1
 export PYTHONPATH="$PWD/lib${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 TQDM_DISABLE=1
 export OMP_NUM_THREADS=1 MPLBACKEND=Agg
@@ -82,12 +92,16 @@ tail -n 12 "$OUT/depth-cost.log"
 
 echo "== 3. $EXPERIMENT, profile $PROFILE ($(left) s left)"
 results="$OUT/$EXPERIMENT-$PROFILE.jsonl"
-work="/tmp/rnnlab-$EXPERIMENT-$PROFILE.jsonl"  # its <work>.ckpt holds checkpoints and forks
+work="$SCRATCH/rnnlab-$EXPERIMENT-$PROFILE.jsonl"  # <work>.ckpt: checkpoints and forks
 rm -f "$work" "$work.lock"
 if [ -f "$results" ]; then
   cp "$results" "$work"  # a second run into the same OUT resumes its own runs
 elif [ -n "$RESUME" ] && [ -f "$RESUME" ]; then
   cp "$RESUME" "$work"  # finished runs are skipped by run_id
+fi
+if [ -n "$RESUME_CKPT" ]; then  # runs in flight when an earlier session stopped
+  "$PYTHON" -m rnnlab carry unpack "$RESUME_CKPT" --into "$work.ckpt" \
+    || echo "could not unpack $RESUME_CKPT: those runs start from the beginning"
 fi
 if [ "$JOBS" = auto ]; then
   JOBS=$("$PYTHON" - "$OUT/depth-cost-$DEVICE.json" "$(($(left) - 30))" "$EXPERIMENT" "$PROFILE" \
@@ -134,5 +148,8 @@ else
 fi
 [ -f "$work" ] && cp "$work" "$results"
 rm -f "$work.lock"
+# the runs in flight saved their step on SIGINT: bring them back (one file, within the limits)
+"$PYTHON" -m rnnlab carry pack "$work.ckpt" --to "$OUT/checkpoints.tar" --limit-mib 15 \
+  || echo "could not pack the checkpoints in flight (see above)"
 n=$(grep -c . "$results" 2>/dev/null || echo 0)
 echo "== done in $(($(date +%s) - start)) s: $n runs in $results"

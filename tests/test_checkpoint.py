@@ -178,6 +178,70 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path):
     assert_same(outcome(resumed, model), outcome(reference, model_ref))
 
 
+CHILD_NO_SAVES = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, {tests!r})
+    from test_checkpoint import lm_task, lm_model, CFG
+    import torch
+    from rnnlab.core.train import train_model
+    torch.set_num_threads(1)  # as in the test process (conftest): the same sums, bit for bit
+    task = lm_task()
+    cfg = CFG.replace(max_steps=3000, eval_every=100)
+    model = lm_model(task, 5)
+    calls = []
+    def mark(module, args, output):  # tell the test that training is under way
+        calls.append(1)
+        if len(calls) == 50:
+            Path({marker!r}).touch()
+    model.register_forward_hook(mark)
+    # no periodic save within the run: only the interrupt can write the checkpoint
+    train_model(model, task, cfg, seed=5, device="cpu", checkpoint={ckpt!r},
+                checkpoint_every_s=3600, progress=False)
+    """
+)
+
+
+def test_an_interrupted_run_saves_its_last_step_and_resumes_to_the_uninterrupted_result(
+    tmp_path,
+):
+    """SIGINT (Ctrl-C, or ``timeout -s INT`` ending a GPU session) between periodic saves: the
+    run finishes its step, saves it, raises KeyboardInterrupt; resumed, it ends as if never
+    stopped. Before, everything since the last periodic save was lost."""
+    task = lm_task()
+    cfg = CFG.replace(max_steps=3000, eval_every=100)
+    ckpt, marker = tmp_path / "interrupted.pt", tmp_path / "training"
+    script = CHILD_NO_SAVES.format(tests=str(Path(__file__).parent), ckpt=str(ckpt),
+                                   marker=str(marker))  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": LIB + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None and not marker.exists():
+            time.sleep(0.01)
+        assert proc.poll() is None, "the child finished before it could be interrupted"
+        assert not ckpt.exists(), "no periodic save was due"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 1 and "KeyboardInterrupt" in err, err
+    stopped_at = torch.load(ckpt, weights_only=True)["step"]
+    assert 50 <= stopped_at < cfg.max_steps
+
+    model = lm_model(task, 5)
+    resumed = train_model(model, task, cfg, seed=5, device="cpu", checkpoint=ckpt, progress=False)
+    assert not ckpt.exists()
+    model_ref = lm_model(task, 5)
+    reference = train_model(model_ref, task, cfg, seed=5, device="cpu", progress=False)
+    assert_same(outcome(resumed, model), outcome(reference, model_ref))
+    # and the handler is the default again once a run is over: Ctrl-C interrupts at once
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_checkpoint_of_another_run_is_refused(tmp_path, monkeypatch):
     task = lm_task()
     ckpt = tmp_path / "run.pt"

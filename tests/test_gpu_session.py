@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def _run(out: Path, **env: str) -> subprocess.CompletedProcess:
         "SECONDS_BUDGET": "400",
         "PYTHON": sys.executable,
         "RNNLAB_RUNS_DIR": str(out.parent / "runs"),
+        "SCRATCH": str(out.parent / f"{out.name}-machine"),  # each session its own machine
         **env,
     }
     return subprocess.run(["bash", str(SCRIPT)], env=full, capture_output=True, text=True,
@@ -94,9 +96,16 @@ def test_gpu_session_runs_the_convergence_experiment_by_default_and_sizes_its_jo
     records = load_results(out / "converge-smoke.jsonl")
     assert records and {r["experiment"]["task"] for r in records} == {converge.TASK}
     assert all(r["device"] == "cpu" and r["git_commit"] and r["versions"] for r in records)
+    # what was left in the checkpoint folder (runs in flight, forks) comes back as one tar
+    assert "checkpoint(s) into" in done.stdout, done.stdout
+    tar = out / "checkpoints.tar"
+    carried = tarfile.open(tar).getnames() if tar.exists() else []
     again = _run(tmp_path / "again", **env, SECONDS_BUDGET="40",
-                 RESUME=str(out / "converge-smoke.jsonl"))  # fmt: skip
+                 RESUME=str(out / "converge-smoke.jsonl"),
+                 RESUME_CKPT=str(tar) if carried else "")  # fmt: skip
     assert again.returncode == 0, again.stdout + again.stderr
+    if carried:  # and the next session puts them back where its sweep looks for them
+        assert f"unpacked {len(carried)} checkpoint(s)" in again.stdout + again.stderr
     resumed = load_results(tmp_path / "again" / "converge-smoke.jsonl")
     assert resumed[: len(records)] == records  # nothing finished is rerun or lost
 

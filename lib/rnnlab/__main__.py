@@ -191,6 +191,29 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_carry(args: argparse.Namespace) -> int:
+    from rnnlab.experiments import carry
+
+    if args.action == "pack":
+        if not args.to:
+            raise ValueError("carry pack needs --to: the tar file to write")
+        for run in carry.in_flight(args.path):
+            print(
+                f"in flight: {run.name} at step {run.step:,} after {run.elapsed_s:.0f} s "
+                f"({run.steps_per_s:.1f} steps/s)"
+            )
+        packed, left = carry.pack(args.path, args.to, int(args.limit_mib * 2**20))
+        print(f"packed {len(packed)} checkpoint(s) into {args.to}")
+        if left:
+            print(f"left out (over {args.limit_mib} MiB): {', '.join(left)}")
+    else:
+        if not args.into:
+            raise ValueError("carry unpack needs --into: the checkpoint folder (<out>.ckpt)")
+        names = carry.unpack(args.path, args.into)
+        print(f"unpacked {len(names)} checkpoint(s) into {args.into}")
+    return 0
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from rnnlab.core.paths import results_dir
 
@@ -419,6 +442,15 @@ def build_parser() -> argparse.ArgumentParser:
         "(--out counts first, then the files in order); default: such a conflict is an error",
     )
     m.set_defaults(func=cmd_merge)
+    ca = sub.add_parser(
+        "carry", help="pack a sweep's checkpoints in flight into a tar, or unpack them"
+    )
+    ca.add_argument("action", choices=["pack", "unpack"])
+    ca.add_argument("path", help="pack: the checkpoint folder (<out>.ckpt); unpack: the tar")
+    ca.add_argument("--to", help="pack: the tar file to write")
+    ca.add_argument("--limit-mib", type=float, default=15.0, help="pack: the tar's largest size")
+    ca.add_argument("--into", help="unpack: the checkpoint folder")
+    ca.set_defaults(func=cmd_carry)
     rp = sub.add_parser("reproduce", help="run every lab into data/results/ (resumes)")
     rp.add_argument("--profile", help="default: $RNNLAB_PROFILE, else by device")
     rp.add_argument("--labs", nargs="*", choices=sorted(LABS))

@@ -28,13 +28,17 @@ Checkpoints: ``train_model(..., checkpoint=path)`` saves everything the loop's f
 generator, the running loss, the curves, the best-so-far weights and the step) every
 ``checkpoint_every_s`` seconds, atomically. Started again with the same arguments after a crash,
 it resumes from that step and, on the CPU, ends bit-identical to a run never interrupted. The
-checkpoint is deleted when the run finishes.
+checkpoint is deleted when the run finishes. An interrupt (``SIGINT``: Ctrl-C, ``timeout -s INT``)
+does not lose the steps since the last save: the loop finishes the step it is in, saves, and only
+then raises ``KeyboardInterrupt`` (:func:`_interrupt_saves`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -178,6 +182,28 @@ def _progress(total: int, desc: str | None, enabled: bool | None):
     return tqdm(total=total, desc=desc, leave=False, mininterval=0.5, **explicit)
 
 
+@contextlib.contextmanager
+def _interrupt_saves(enabled: bool):
+    """While the block runs, ``SIGINT`` only raises a flag (``flag[0]``) that the training loop
+    reads after each step, so an interrupted run saves a checkpoint of a *completed* step (not
+    one torn between the backward pass and the optimiser) before it raises KeyboardInterrupt.
+    A Python handler can only be installed from the main thread: elsewhere (a Dask worker's
+    thread), or when ``enabled`` is false, the flag never rises and Ctrl-C works as usual."""
+    flag = [False]
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def raise_flag(signum, frame) -> None:
+        flag[0] = True
+
+    previous = signal.signal(signal.SIGINT, raise_flag)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def train_model(
     model: nn.Module,
     data: TaskData,
@@ -294,75 +320,85 @@ def train_model(
     bar.update(first_step - 1)
     stopped_early = False
     step = first_step - 1
-    for step in range(first_step, cfg.max_steps + 1):
-        idx = torch.randint(n, (cfg.batch_size,), generator=gen, device=gen.device).to(device)
-        with autocast():
-            logits = model(x_train[idx])
-        loss = batch_loss(logits, y_train[idx])
-        opt.zero_grad(set_to_none=True)
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.unscale_(opt)
-        else:
-            loss.backward()
-        if cfg.clip > 0:
-            nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
-        if scaler is not None:
-            scaler.step(opt)
-            scaler.update()
-        else:
-            opt.step()
-        sched.step()
-        running += loss.detach()
-        running_count += 1
-        bar.update(1)
-        if step % cfg.eval_every == 0 or step == cfg.max_steps:
-            val, _ = evaluate(
-                model, x_val, y_val, metric, batch_size=cfg.eval_batch_size, autocast_dtype=dtype
-            )
-            train_loss = (running / running_count).item()
-            running.zero_()
-            running_count = 0
-            score = val if better else -val
-            curves.append(
-                {
-                    "step": step,
-                    "tokens": step * tokens_per_step,
-                    "train_loss": train_loss,
-                    "val": val,
-                    "lr": sched.get_last_lr()[0],
-                    "elapsed_s": time.perf_counter() - t0,
-                }
-            )
-            bar.set_postfix(loss=f"{train_loss:.3f}", val=f"{val:.4f}")
-            if not math.isfinite(train_loss):
-                stopped_early = True
-                break
-            if score > best_score:
-                best_score, best_step, bad_evals = score, step, 0
-                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    with _interrupt_saves(checkpoint is not None) as interrupted:
+        for step in range(first_step, cfg.max_steps + 1):
+            idx = torch.randint(n, (cfg.batch_size,), generator=gen, device=gen.device).to(device)
+            with autocast():
+                logits = model(x_train[idx])
+            loss = batch_loss(logits, y_train[idx])
+            opt.zero_grad(set_to_none=True)
+            if scaler is not None:
+                scaler.scale(loss).backward()
+                scaler.unscale_(opt)
             else:
-                bad_evals += 1
-                if cfg.patience is not None and bad_evals >= cfg.patience:
+                loss.backward()
+            if cfg.clip > 0:
+                nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+            if scaler is not None:
+                scaler.step(opt)
+                scaler.update()
+            else:
+                opt.step()
+            sched.step()
+            running += loss.detach()
+            running_count += 1
+            bar.update(1)
+            if step % cfg.eval_every == 0 or step == cfg.max_steps:
+                val, _ = evaluate(
+                    model,
+                    x_val,
+                    y_val,
+                    metric,
+                    batch_size=cfg.eval_batch_size,
+                    autocast_dtype=dtype,
+                )
+                train_loss = (running / running_count).item()
+                running.zero_()
+                running_count = 0
+                score = val if better else -val
+                curves.append(
+                    {
+                        "step": step,
+                        "tokens": step * tokens_per_step,
+                        "train_loss": train_loss,
+                        "val": val,
+                        "lr": sched.get_last_lr()[0],
+                        "elapsed_s": time.perf_counter() - t0,
+                    }
+                )
+                bar.set_postfix(loss=f"{train_loss:.3f}", val=f"{val:.4f}")
+                if not math.isfinite(train_loss):
                     stopped_early = True
                     break
-        if (
-            checkpoint is not None
-            and step < cfg.max_steps
-            and time.perf_counter() - last_save >= checkpoint_every_s
-        ):
-            save_checkpoint(checkpoint, snapshot(step))
-            last_save = time.perf_counter()
-        for path, other in (forks or {}).get(step, ()):
-            if not Path(path).exists():
-                state = snapshot(step)
-                state["fingerprint"] = run_fingerprint(model, data, other, seed)
-                state["forked_from"] = {
-                    "max_steps": cfg.max_steps,
-                    "step": step,
-                    "elapsed_s": state["elapsed_s"],
-                }
-                save_checkpoint(path, state)
+                if score > best_score:
+                    best_score, best_step, bad_evals = score, step, 0
+                    best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+                else:
+                    bad_evals += 1
+                    if cfg.patience is not None and bad_evals >= cfg.patience:
+                        stopped_early = True
+                        break
+            if (
+                checkpoint is not None
+                and step < cfg.max_steps
+                and time.perf_counter() - last_save >= checkpoint_every_s
+            ):
+                save_checkpoint(checkpoint, snapshot(step))
+                last_save = time.perf_counter()
+            for path, other in (forks or {}).get(step, ()):
+                if not Path(path).exists():
+                    state = snapshot(step)
+                    state["fingerprint"] = run_fingerprint(model, data, other, seed)
+                    state["forked_from"] = {
+                        "max_steps": cfg.max_steps,
+                        "step": step,
+                        "elapsed_s": state["elapsed_s"],
+                    }
+                    save_checkpoint(path, state)
+            if interrupted[0] and step < cfg.max_steps:  # SIGINT in this step: keep it, stop
+                save_checkpoint(checkpoint, snapshot(step))  # (the last step just finishes)
+                bar.close()
+                raise KeyboardInterrupt
     bar.close()
     if best_state is not None:
         model.load_state_dict(best_state)
