@@ -22,7 +22,14 @@
 #                              takes as many as could each finish a run of the experiment's
 #                              longest length in the time left even if the GPU ran their steps
 #                              one after another (from the benchmark's time per step), at most
-#                              MAX_JOBS.
+#                              MAX_JOBS; with PACKING="1 2 4 8" it first measures how runs
+#                              share the device (benchmarks/bench_packing.py, into
+#                              $OUT/packing-$DEVICE.json, its table in depth-cost.log) and takes
+#                              the number that trains the most steps per second in all with
+#                              every run still finishing (runner.jobs_from_packing). MPS=1
+#                              starts NVIDIA's MPS daemon first, so that the packed processes'
+#                              kernels overlap instead of taking turns; if it cannot start, or
+#                              CUDA fails under it, the session goes on without it.
 #   5. $OUT/checkpoints.tar    the runs still in flight at the stop, each saved at the step it
 #                              was in (the sweep is stopped with SIGINT, on which a run saves),
 #                              and the forks waiting for their shorter runs: at most 15 MiB,
@@ -54,6 +61,9 @@ BENCH_ARGS=${BENCH_ARGS:-}
 PYTHON=${PYTHON:-python3}
 RESUME=${RESUME:-}
 RESUME_CKPT=${RESUME_CKPT:-}           # a checkpoints.tar from an earlier session
+MPS=${MPS:-0}                          # 1: start NVIDIA's MPS daemon (if there is one)
+PACKING=${PACKING:-}                   # e.g. "1 2 4 8": measure packing, size JOBS=auto by it
+PACKING_SECONDS=${PACKING_SECONDS:-8}  # timed seconds per number of processes
 SCRATCH=${SCRATCH:-/tmp}               # the machine's own folder for the sweep's working files
 
 start=$(date +%s)
@@ -90,6 +100,35 @@ echo "== 2. depth-cost benchmark ($(left) s left)"
   $BENCH_ARGS > "$OUT/depth-cost.log" 2>&1 || echo "benchmark failed (see depth-cost.log)"
 tail -n 12 "$OUT/depth-cost.log"
 
+mps_on=0
+if [ "$MPS" = 1 ]; then  # NVIDIA's Multi-Process Service: packed processes' kernels overlap
+  if [ "$DEVICE" != cuda ] || ! command -v nvidia-cuda-mps-control > /dev/null; then
+    echo "MPS: not on this machine (DEVICE=$DEVICE, no nvidia-cuda-mps-control or no CUDA)"
+  else
+    export CUDA_MPS_PIPE_DIRECTORY="$SCRATCH/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$SCRATCH/mps-log"
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if nvidia-cuda-mps-control -d \
+      && timeout 60 "$PYTHON" -c 'import torch; torch.ones(1, device="cuda").sum().item()'; then
+      mps_on=1
+      echo "MPS: on"
+    else  # never leave a daemon that CUDA cannot use: the runs go on without it
+      echo quit | nvidia-cuda-mps-control > /dev/null 2>&1
+      unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+      echo "MPS: could not start; without it"
+    fi
+  fi
+fi
+trap '[ "$mps_on" = 1 ] && echo quit | nvidia-cuda-mps-control > /dev/null 2>&1' EXIT
+
+packing="$OUT/packing-$DEVICE.json"
+if [ -n "$PACKING" ] && [ "$JOBS" = auto ]; then
+  echo "== 2b. packing: steps per second of ${PACKING// /, } processes at once ($(left) s left)"
+  "$PYTHON" benchmarks/bench_packing.py --device "$DEVICE" --jobs "${PACKING// /,}" \
+    --seconds "$PACKING_SECONDS" --json "$packing" >> "$OUT/depth-cost.log" 2>&1 \
+    || echo "packing benchmark failed (see depth-cost.log)"
+  tail -n 8 "$OUT/depth-cost.log"
+fi
+
 echo "== 3. $EXPERIMENT, profile $PROFILE ($(left) s left)"
 results="$OUT/$EXPERIMENT-$PROFILE.jsonl"
 work="$SCRATCH/rnnlab-$EXPERIMENT-$PROFILE.jsonl"  # <work>.ckpt: checkpoints and forks
@@ -105,17 +144,29 @@ if [ -n "$RESUME_CKPT" ]; then  # runs in flight when an earlier session stopped
 fi
 if [ "$JOBS" = auto ]; then
   JOBS=$("$PYTHON" - "$OUT/depth-cost-$DEVICE.json" "$(($(left) - 30))" "$EXPERIMENT" "$PROFILE" \
-    "$MAX_JOBS" "$DEVICE" <<'PY'
-import json, sys
+    "$MAX_JOBS" "$DEVICE" "$packing" <<'PY'
+import json, os, sys
 bench, window, experiment, profile = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-most, device = int(sys.argv[5]), sys.argv[6]
+most, device, packing = int(sys.argv[5]), sys.argv[6], sys.argv[7]
 if experiment == "converge":  # the longest declared length (an extension comes later)
     from rnnlab.experiments.converge import design
     steps = max(design(profile).lengths)
 else:
     from rnnlab.evidence.scalemap import design_grid
     steps = max(design_grid(profile)[1])
-from rnnlab.experiments.runner import jobs_that_fit
+from rnnlab.experiments.runner import jobs_from_packing, jobs_that_fit
+if os.path.exists(packing):  # measured: the most steps per second in all, runs still finishing
+    try:
+        jobs = jobs_from_packing(json.load(open(packing)), steps, window, most)
+    except ValueError as e:
+        print(f"the packing measurement cannot size JOBS ({e}): the benchmark's rule",
+              file=sys.stderr)
+    else:
+        print(f"{jobs} processes train the most steps per second in all, each finishing a "
+              f"{steps:,}-step run in {window:.0f} s (measured: jobs_from_packing)",
+              file=sys.stderr)
+        print(jobs)
+        raise SystemExit
 try:
     jobs = jobs_that_fit(json.load(open(bench)), device, steps, window, most)
 except (OSError, ValueError) as e:  # no benchmark, or no row of this device

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from rnnlab.experiments import converge, scale
+from rnnlab.experiments.runner import jobs_from_packing
 from rnnlab.experiments.store import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +92,7 @@ def test_gpu_session_runs_the_convergence_experiment_by_default_and_sizes_its_jo
     done = _run(out, **env, SECONDS_BUDGET="75")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 processes fit" in done.stdout + done.stderr and "== 3. converge" in done.stdout
+    assert len(list(out.iterdir())) <= 8  # what a lent machine sends back: 8 files at most
     assert {p.name for p in out.iterdir()} >= {"converge-smoke.jsonl", "converge.log"}
     assert not any(p.suffix == ".ckpt" or p.is_dir() for p in out.iterdir())
     records = load_results(out / "converge-smoke.jsonl")
@@ -139,3 +141,39 @@ def test_jobs_that_fit_reads_the_devices_own_rows_of_the_gpu_benchmark():
         jobs_that_fit(bench, "mps", 16_000, 100.0, most=12)
     with pytest.raises(ValueError, match="steps and most must be >= 1"):
         jobs_that_fit(bench, "cuda", 0, 100.0, most=12)
+
+
+@pytest.mark.slow
+def test_gpu_session_measures_packing_and_sizes_its_jobs_by_it(tmp_path):
+    """PACKING="1 2" runs benchmarks/bench_packing.py first and JOBS=auto follows its
+    measurement; MPS=1 where there is no MPS (a CPU) says so and goes on without it."""
+    out = tmp_path / "out"
+    done = _run(out, JOBS="auto", MAX_JOBS="2", EXPERIMENT="", MPS="1", PACKING="1 2",
+                PACKING_SECONDS="1", SECONDS_BUDGET="90")  # fmt: skip
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text
+    assert "MPS: not on this machine" in text
+    rows = json.loads((out / "packing-cpu.json").read_text())["rows"]
+    assert [r["jobs"] for r in rows] == [1, 2]
+    assert all(r["steps_per_s_total"] > 0 and r["device"] == "cpu" for r in rows)
+    assert "(measured: jobs_from_packing)" in text
+    assert "steps/s in all" in (out / "depth-cost.log").read_text()
+    assert len(list(out.iterdir())) <= 8
+
+
+def test_jobs_from_packing_takes_the_most_steps_in_all_among_runs_that_finish():
+    def row(jobs, slowest, total):
+        return {"jobs": jobs, "steps_per_s_slowest": slowest, "steps_per_s_total": total}
+
+    # the H200 without MPS, roughly: one process 190 steps/s, two 145 each, eight under 63
+    packing = {"rows": [row(1, 190, 190), row(2, 145, 290), row(8, 60, 480)]}
+    # 16,000 steps in 350 s: 8 processes would need 267 s each (x1.5 = 400 s): they do not fit
+    assert jobs_from_packing(packing, 16_000, 350, 12) == 2
+    assert jobs_from_packing(packing, 16_000, 650, 12) == 8  # now they do, and train the most
+    assert jobs_from_packing(packing, 16_000, 650, 4) == 2  # at most MAX_JOBS
+    # nothing finishes in 60 s: the fastest processes, so that the most is carried on
+    assert jobs_from_packing(packing, 16_000, 60, 12) == 1
+    with pytest.raises(ValueError, match="no row of 1 to 12"):
+        jobs_from_packing({"rows": []}, 16_000, 500, 12)
+    with pytest.raises(ValueError, match="steps and most must be >= 1"):
+        jobs_from_packing(packing, 0, 500, 12)

@@ -255,3 +255,24 @@ def jobs_that_fit(bench: dict, device: str, steps: int, window_s: float, most: i
     if not shallow:
         raise ValueError(f"bench holds no one- or two-layer row measured on {device!r}")
     return max(1, min(most, int(window_s / (1.5 * steps * max(shallow)))))
+
+
+def jobs_from_packing(packing: dict, steps: int, window_s: float, most: int) -> int:
+    """How many runs of ``steps`` training steps to start at once, from a measurement of how
+    runs share the device (the JSON of ``benchmarks/bench_packing.py``): of the measured numbers
+    of processes K (at most ``most``) whose slowest process would still finish a run within
+    ``window_s`` seconds (with a margin of half again for evaluation and start-up, as in
+    :func:`jobs_that_fit`), the one that trains the most steps per second in all. When no K
+    fits, the one whose processes run fastest, so that as much as possible finishes.
+    Raises ValueError when ``packing`` holds no row."""
+    if steps < 1 or window_s < 0 or most < 1:
+        raise ValueError(
+            f"steps and most must be >= 1 and window_s >= 0, got {steps!r}, {most!r}, {window_s!r}"
+        )
+    rows = [r for r in packing.get("rows", []) if 1 <= int(r["jobs"]) <= most]
+    if not rows:
+        raise ValueError(f"packing holds no row of 1 to {most} processes")
+    fits = [r for r in rows if 1.5 * steps / r["steps_per_s_slowest"] <= window_s]
+    if fits:
+        return int(max(fits, key=lambda r: (r["steps_per_s_total"], -r["jobs"]))["jobs"])
+    return int(max(rows, key=lambda r: (r["steps_per_s_slowest"], -r["jobs"]))["jobs"])
