@@ -166,3 +166,18 @@ def test_run_converge_exits_nonzero_when_a_run_fails(tmp_path, capsys, monkeypat
     assert failed and all("simulated crash" in line for line in failed)
     assert f"error: {len(failed)} run(s) failed" in captured.err
     assert Path(f"{out}.failed").exists() and not Path(f"{out}.drain").exists()
+
+
+def test_the_progress_count_follows_a_plan_that_grows_as_stages_are_decided(capsys):
+    """A staged design plans more runs once a stage is decided: the log never says [63/40]."""
+    from rnnlab.experiments.console import console_log
+
+    rec = {"task": "t", "budget": 1, "num_layers": 1, "model": {"hidden_size": 2}, "role": "tune",
+           "seed": 0, "lr": 0.1, "metrics": {"val": 1.0, "test": 1.0, "steps": 3},
+           "wall_time_s": 0.1}  # fmt: skip
+    plans = iter([5, 5])
+    on_record, _ = console_log(2, already=1, recount=lambda: next(plans))
+    for _ in range(4):
+        on_record(rec)
+    counts = [line.split("]")[0] for line in capsys.readouterr().out.splitlines()]
+    assert counts == ["[2/2", "[3/5", "[4/5", "[5/5"]

@@ -30,16 +30,19 @@ def progress_line(rec: dict, done: int, total: int) -> str:
 
 
 def console_log(
-    total: int, already: int = 0
+    total: int, already: int = 0, recount: Callable[[], int] | None = None
 ) -> tuple[Callable[[dict], None], Callable[[dict], None]]:
     """``(on_record, on_failure)`` callbacks for a sweep run from the command line: a
     :func:`progress_line` per finished run, counted on from ``already``, and one ``FAILED`` line
-    per failed run."""
-    done = [already]
+    per failed run. A staged design (the convergence experiment) plans more runs as its stages
+    are decided: once the count passes ``total``, ``recount()`` gives the new plan."""
+    done, planned = [already], [total]
 
     def on_record(rec: dict) -> None:
         done[0] += 1
-        print(progress_line(rec, done[0], total), flush=True)
+        if done[0] > planned[0] and recount is not None:
+            planned[0] = max(recount(), done[0])
+        print(progress_line(rec, done[0], planned[0]), flush=True)
 
     def on_failure(failure: dict) -> None:
         print(
@@ -125,7 +128,9 @@ def run_console(
     done = load_results(out)
     total = planned_runs(done)
     print(header(total, len(done)), flush=True)
-    log, log_failure = console_log(total, already=len(done))
+    log, log_failure = console_log(
+        total, already=len(done), recount=lambda: planned_runs(load_results(out))
+    )
     t0 = time.perf_counter()
     records = run(out, options=options, on_record=log, on_failure=log_failure)
     print(
