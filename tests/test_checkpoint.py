@@ -391,3 +391,20 @@ def _every_step(train):
         return train(*args, **{**kwargs, "checkpoint_every_s": 0})
 
     return wrapper
+
+
+def test_a_process_that_ignores_interrupts_keeps_ignoring_them():
+    """A sweep started in the background (``cmd &``) ignores SIGINT, as its shell set it; the
+    training loop must not turn that back on for it (Python itself does not)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with train_mod._interrupt_saves(True) as flag:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert flag == [False]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    with train_mod._interrupt_saves(True) as flag:  # the usual case: the loop's own handler
+        assert signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, previous)
+        signal.raise_signal(signal.SIGINT)
+        assert flag == [True]
+    assert signal.getsignal(signal.SIGINT) is previous

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+import torch
 
 import rnnlab.experiments.sweep as sweep
 from rnnlab.__main__ import main
@@ -416,3 +417,69 @@ def test_a_scheduler_without_workers_says_so_within_seconds(tmp_path, capsys, mo
     assert code == 2 and elapsed < 30
     err = capsys.readouterr().err
     assert "no Dask worker is connected" in err and "has no workers (waited 4 s)" in err
+
+
+def long_run(exp, *, role, seed, lr, progress, ckpt, marker) -> dict:
+    """A run far longer than the test (200,000 steps) that marks when it is under way; module
+    level so that spawned pool workers can import it."""
+    from test_checkpoint import CFG, lm_model, lm_task
+
+    from rnnlab.core.train import train_model
+
+    torch.set_num_threads(1)
+    task = lm_task()
+    model = lm_model(task, seed)
+    calls = []
+
+    def mark(module, args, output):
+        calls.append(1)
+        if len(calls) == 30:
+            Path(marker).touch()
+
+    model.register_forward_hook(mark)
+    cfg = CFG.replace(max_steps=200_000, eval_every=100)
+    return train_model(model, task, cfg, seed=seed, device="cpu", checkpoint=ckpt,
+                       checkpoint_every_s=3600, progress=False).to_dict()  # fmt: skip
+
+
+POOL_SWEEP = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_faults import long_run
+from rnnlab.experiments.runner import ProcessPool
+pool = ProcessPool(long_run, {{"ckpt": {ckpt!r}, "marker": {marker!r}}}, jobs=1)
+with pool.started():
+    fut = pool.submit((None, "tune", 5, 0.1))
+    pool.wait_first([fut])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(tmp_path):
+    """``kill -INT <sweep>`` reaches the sweep alone, not its pool's workers. Before, the sweep
+    then waited for every run in flight to finish (hours) and threw their records away; now it
+    passes the interrupt on, and each worker saves the step it is in and stops."""
+    ckpt, marker = tmp_path / "run.pt", tmp_path / "training"
+    script = POOL_SWEEP.format(tests=str(Path(__file__).parent), ckpt=str(ckpt),
+                               marker=str(marker))  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
+    sweep = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and sweep.poll() is None and not marker.exists():
+            time.sleep(0.05)
+        assert marker.exists(), "the run never started"
+        workers = [k for k in _children(sweep.pid)
+                   if "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_text()]  # fmt: skip
+        assert workers and not ckpt.exists()
+        os.kill(sweep.pid, signal.SIGINT)  # the sweep only, as kill -INT does
+        _, err = sweep.communicate(timeout=60)  # not the run's 200,000 steps
+    finally:
+        if sweep.poll() is None:
+            os.killpg(sweep.pid, signal.SIGKILL)
+            sweep.wait()
+    assert "KeyboardInterrupt" in err, err
+    state = torch.load(ckpt, weights_only=True)
+    assert 25 <= state["step"] < 200_000  # the step it was in, kept for the resumed run
+    assert not any(_alive(w) for w in workers)

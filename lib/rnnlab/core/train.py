@@ -188,9 +188,15 @@ def _interrupt_saves(enabled: bool):
     reads after each step, so an interrupted run saves a checkpoint of a *completed* step (not
     one torn between the backward pass and the optimiser) before it raises KeyboardInterrupt.
     A Python handler can only be installed from the main thread: elsewhere (a Dask worker's
-    thread), or when ``enabled`` is false, the flag never rises and Ctrl-C works as usual."""
+    thread), or when ``enabled`` is false, the flag never rises and Ctrl-C works as usual. A
+    process that ignores ``SIGINT`` (one started in the background by a shell, as ``cmd &``
+    is) keeps ignoring it, as Python itself does."""
     flag = [False]
-    if not enabled or threading.current_thread() is not threading.main_thread():
+    if (
+        not enabled
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):
         yield flag
         return
 

@@ -110,6 +110,17 @@ class ProcessPool:
     def check_lost(self, exc: BaseException) -> None:
         return None
 
+    def interrupt_workers(self) -> None:
+        """Send ``SIGINT`` to every live worker (Ctrl-C reaches them with the sweep's own, but
+        ``kill -INT <sweep>`` reaches the sweep alone)."""
+        import signal
+
+        for pool in self.pools:
+            workers = getattr(pool, "_processes", None) or {}  # pid -> Process (CPython's)
+            for proc in list(workers.values()):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGINT)
+
     @contextlib.contextmanager
     def started(self) -> Iterator[ProcessPool]:
         # the workers start later, maybe after the checkout has changed: they record this commit
@@ -118,6 +129,11 @@ class ProcessPool:
         self._new_pool()
         try:
             yield self
+        except KeyboardInterrupt:
+            # the sweep stops recording: tell the workers to stop too (each saves the step it is
+            # in, rnnlab.core.train), instead of waiting for runs whose records nobody would write
+            self.interrupt_workers()
+            raise
         finally:
             for pool in self.pools:
                 pool.shutdown(wait=True, cancel_futures=True)
