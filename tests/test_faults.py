@@ -443,10 +443,13 @@ def long_run(exp, *, role, seed, lr, progress, ckpt, marker) -> dict:
 
 
 POOL_SWEEP = """
-import sys
+import signal, sys
 sys.path.insert(0, {tests!r})
 from test_faults import long_run
-from rnnlab.experiments.runner import ProcessPool
+from rnnlab.experiments.runner import ProcessPool, terminate_as_interrupt
+if {background!r}:  # as a shell starts ``cmd &``: SIGINT ignored, inherited by what it spawns
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+terminate_as_interrupt()  # as python -m rnnlab does
 pool = ProcessPool(long_run, {{"ckpt": {ckpt!r}, "marker": {marker!r}}}, jobs=1)
 with pool.started():
     fut = pool.submit((None, "tune", 5, 0.1))
@@ -455,13 +458,20 @@ with pool.started():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(tmp_path):
+@pytest.mark.parametrize(
+    "background, stop", [(False, signal.SIGINT), (True, signal.SIGTERM)], ids=["int", "term"]
+)
+def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(
+    tmp_path, background, stop
+):
     """``kill -INT <sweep>`` reaches the sweep alone, not its pool's workers. Before, the sweep
     then waited for every run in flight to finish (hours) and threw their records away; now it
-    passes the interrupt on, and each worker saves the step it is in and stops."""
+    passes the interrupt on, and each worker saves the step it is in and stops. A sweep started
+    in the background ignores SIGINT; ``kill``/``pkill`` (SIGTERM) stops it the same way, where
+    before it died at once and took its workers' unsaved steps with it."""
     ckpt, marker = tmp_path / "run.pt", tmp_path / "training"
     script = POOL_SWEEP.format(tests=str(Path(__file__).parent), ckpt=str(ckpt),
-                               marker=str(marker))  # fmt: skip
+                               marker=str(marker), background=background)  # fmt: skip
     env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
     sweep = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
                              text=True, start_new_session=True)  # fmt: skip
@@ -473,7 +483,7 @@ def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(tmp_pat
         workers = [k for k in _children(sweep.pid)
                    if "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_text()]  # fmt: skip
         assert workers and not ckpt.exists()
-        os.kill(sweep.pid, signal.SIGINT)  # the sweep only, as kill -INT does
+        os.kill(sweep.pid, stop)  # the sweep only, as kill does
         _, err = sweep.communicate(timeout=60)  # not the run's 200,000 steps
     finally:
         if sweep.poll() is None:

@@ -507,6 +507,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if argv is None:  # the command itself (not a call from Python): kill stops it cleanly
+        from rnnlab.experiments.runner import terminate_as_interrupt
+
+        terminate_as_interrupt()
     try:
         lower_priority(getattr(args, "nice", 0))
         return args.func(args)

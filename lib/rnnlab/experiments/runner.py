@@ -89,7 +89,7 @@ class ProcessPool:
             ProcessPoolExecutor(
                 max_workers=self.slots,
                 mp_context=mp.get_context("spawn"),
-                initializer=die_with_parent,
+                initializer=start_worker,
                 initargs=(os.getpid(),),
             )
         )
@@ -207,6 +207,32 @@ def executor(
     else:
         with ProcessPool(run, kwargs, options.jobs).started() as pool:
             yield pool
+
+
+def start_worker(parent_pid: int) -> None:
+    """A pool worker's start: it dies with the sweep (:func:`die_with_parent`), and it takes
+    ``SIGINT`` as Python does by default even when the sweep was started in the background
+    (``cmd &`` makes a shell ignore ``SIGINT`` in what it starts, and the workers would inherit
+    that): the sweep's :meth:`ProcessPool.interrupt_workers` must reach them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    die_with_parent(parent_pid)
+
+
+def terminate_as_interrupt() -> None:
+    """From now on ``SIGTERM`` (``kill``, ``pkill``) stops this process as Ctrl-C does (a
+    KeyboardInterrupt), so that a sweep stopped that way stops its workers, which save their
+    step (:meth:`ProcessPool.interrupt_workers`), instead of dying at once and taking them with
+    it. Only from the main thread; elsewhere it does nothing."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def die_with_parent(parent_pid: int, poll_s: float = 1.0) -> None:
