@@ -27,6 +27,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import queue
 import statistics
 import time
 from pathlib import Path
@@ -101,7 +102,20 @@ def measure(device: str, jobs: int, budget: int, layers: int, batch: int, seq_le
     ]  # fmt: skip
     for p in procs:
         p.start()
-    got = [results.get(timeout=600) for _ in procs]
+    got: list[tuple[int, float]] = []
+    deadline = time.perf_counter() + 300 + seconds
+    while len(got) < jobs:
+        try:
+            got.append(results.get(timeout=1.0))
+        except queue.Empty:
+            failed = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+            if failed or time.perf_counter() > deadline:
+                for p in procs:
+                    p.kill()
+                raise SystemExit(
+                    f"{jobs} processes on {device}: "
+                    + (f"a process failed (exit codes {failed})" if failed else "timed out")
+                ) from None
     for p in procs:
         p.join()
     rates = [s / e for s, e in got]

@@ -123,9 +123,17 @@ trap '[ "$mps_on" = 1 ] && echo quit | nvidia-cuda-mps-control > /dev/null 2>&1'
 packing="$OUT/packing-$DEVICE.json"
 if [ -n "$PACKING" ] && [ "$JOBS" = auto ]; then
   echo "== 2b. packing: steps per second of ${PACKING// /, } processes at once ($(left) s left)"
-  "$PYTHON" benchmarks/bench_packing.py --device "$DEVICE" --jobs "${PACKING// /,}" \
-    --seconds "$PACKING_SECONDS" --json "$packing" >> "$OUT/depth-cost.log" 2>&1 \
-    || echo "packing benchmark failed (see depth-cost.log)"
+  if ! "$PYTHON" benchmarks/bench_packing.py --device "$DEVICE" --jobs "${PACKING// /,}" \
+    --seconds "$PACKING_SECONDS" --json "$packing" >> "$OUT/depth-cost.log" 2>&1; then
+    echo "packing benchmark failed (see depth-cost.log)"
+    rm -f "$packing"
+    if [ "$mps_on" = 1 ]; then  # packed processes failed under MPS: the runs go without it
+      echo quit | nvidia-cuda-mps-control > /dev/null 2>&1
+      unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+      mps_on=0
+      echo "MPS: stopped; without it"
+    fi
+  fi
   tail -n 8 "$OUT/depth-cost.log"
 fi
 

@@ -177,3 +177,17 @@ def test_jobs_from_packing_takes_the_most_steps_in_all_among_runs_that_finish():
         jobs_from_packing({"rows": []}, 16_000, 500, 12)
     with pytest.raises(ValueError, match="steps and most must be >= 1"):
         jobs_from_packing(packing, 0, 500, 12)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_the_packing_benchmark_stops_at_once_when_its_processes_fail():
+    """A process that cannot train (here: no CUDA) ends the measurement with a non-zero exit,
+    not a wait of minutes for results that will never come; gpu_session.sh then sizes JOBS
+    without it and stops MPS."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_packing.py"), "--device", "cuda",
+         "--jobs", "2", "--seconds", "1"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode != 0 and "a process failed" in done.stderr, done.stderr
