@@ -151,7 +151,8 @@ if [ -n "$RESUME_CKPT" ]; then  # runs in flight when an earlier session stopped
     || echo "could not unpack $RESUME_CKPT: those runs start from the beginning"
 fi
 if [ "$JOBS" = auto ]; then
-  JOBS=$("$PYTHON" - "$OUT/depth-cost-$DEVICE.json" "$(($(left) - 30))" "$EXPERIMENT" "$PROFILE" \
+  window=$(( $(left) > 30 ? $(left) - 30 : 0 ))  # the sweep's time, less a margin to stop
+  JOBS=$("$PYTHON" - "$OUT/depth-cost-$DEVICE.json" "$window" "$EXPERIMENT" "$PROFILE" \
     "$MAX_JOBS" "$DEVICE" "$packing" <<'PY'
 import json, os, sys
 bench, window, experiment, profile = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]

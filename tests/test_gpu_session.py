@@ -148,8 +148,9 @@ def test_gpu_session_measures_packing_and_sizes_its_jobs_by_it(tmp_path):
     """PACKING="1 2" runs benchmarks/bench_packing.py first and JOBS=auto follows its
     measurement; MPS=1 where there is no MPS (a CPU) says so and goes on without it."""
     out = tmp_path / "out"
+    # a session too short for any run: the measurement and the choice are what is checked here
     done = _run(out, JOBS="auto", MAX_JOBS="2", EXPERIMENT="", MPS="1", PACKING="1 2",
-                PACKING_SECONDS="1", SECONDS_BUDGET="90")  # fmt: skip
+                PACKING_SECONDS="1", SECONDS_BUDGET="40")  # fmt: skip
     text = done.stdout + done.stderr
     assert done.returncode == 0, text
     assert "MPS: not on this machine" in text
@@ -157,6 +158,7 @@ def test_gpu_session_measures_packing_and_sizes_its_jobs_by_it(tmp_path):
     assert [r["jobs"] for r in rows] == [1, 2]
     assert all(r["steps_per_s_total"] > 0 and r["device"] == "cpu" for r in rows)
     assert "(measured: jobs_from_packing)" in text
+    assert "no time left for training runs" in text
     assert "steps/s in all" in (out / "depth-cost.log").read_text()
     assert len(list(out.iterdir())) <= 8
 
