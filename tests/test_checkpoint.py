@@ -408,3 +408,33 @@ def test_a_process_that_ignores_interrupts_keeps_ignoring_them():
         signal.raise_signal(signal.SIGINT)
         assert flag == [True]
     assert signal.getsignal(signal.SIGINT) is previous
+
+
+def test_an_interrupt_in_the_last_step_keeps_the_finished_training(tmp_path):
+    """Interrupted in its very last step, a run saves that step too: the sweep that would record
+    it is stopping, so a run allowed to finish would be lost with its checkpoint deleted.
+    Resumed, it only evaluates, and ends as if never stopped."""
+    task = lm_task()
+    cfg = CFG.replace(max_steps=200, eval_every=100)
+    ckpt = tmp_path / "last.pt"
+    model = lm_model(task, 3)
+    calls = []
+
+    def interrupt_in_last_step(module, args, output):
+        if module.training:
+            calls.append(1)
+            if len(calls) == cfg.max_steps:
+                os.kill(os.getpid(), signal.SIGINT)
+
+    hook = model.register_forward_hook(interrupt_in_last_step)
+    with pytest.raises(KeyboardInterrupt):
+        train_model(model, task, cfg, seed=3, device="cpu", checkpoint=ckpt,
+                    checkpoint_every_s=3600, progress=False)  # fmt: skip
+    hook.remove()
+    assert torch.load(ckpt, weights_only=True)["step"] == cfg.max_steps
+    model = lm_model(task, 3)
+    resumed = train_model(model, task, cfg, seed=3, device="cpu", checkpoint=ckpt, progress=False)
+    assert not ckpt.exists()
+    model_ref = lm_model(task, 3)
+    reference = train_model(model_ref, task, cfg, seed=3, device="cpu", progress=False)
+    assert_same(outcome(resumed, model), outcome(reference, model_ref))

@@ -401,8 +401,8 @@ def train_model(
                         "elapsed_s": state["elapsed_s"],
                     }
                     save_checkpoint(path, state)
-            if interrupted[0] and step < cfg.max_steps:  # SIGINT in this step: keep it, stop
-                save_checkpoint(checkpoint, snapshot(step))  # (the last step just finishes)
+            if interrupted[0]:  # SIGINT in this step: keep it, then stop (even after the last
+                save_checkpoint(checkpoint, snapshot(step))  # step: its record is not written yet)
                 bar.close()
                 raise KeyboardInterrupt
     bar.close()
