@@ -39,8 +39,11 @@ def test_runs_in_flight_come_first_then_forks_newest_first(tmp_path):
     folder = _folder(tmp_path)
     names = [p.name for p in carry.checkpoints(folder)]
     assert names == [f"{RUN_B}.pt", f"{RUN_A}.pt", f"{FORK}.pt"]
-    runs = carry.in_flight(folder)
+    (folder / "abcdef0123456789abcd.pt").write_bytes(b"PK a save cut off by a full disk")
+    os.utime(folder / "abcdef0123456789abcd.pt", (0, 0))  # the oldest
+    runs = carry.in_flight(folder)  # the unreadable one is not reported, and does not stop it
     assert [(r.name, r.step) for r in runs] == [(f"{RUN_B}.pt", 900), (f"{RUN_A}.pt", 4000)]
+    (folder / "abcdef0123456789abcd.pt").unlink()
     assert runs[1].steps_per_s == pytest.approx(40.0)
     assert carry.checkpoints(tmp_path / "absent") == []
 

@@ -55,13 +55,18 @@ def checkpoints(folder: str | Path) -> list[Path]:
 
 
 def in_flight(folder: str | Path) -> list[InFlight]:
-    """The runs in flight in ``folder`` (not the forks): each one's saved step and time."""
+    """The runs in flight in ``folder`` (not the forks): each one's saved step and time. A file
+    that cannot be read as a checkpoint is left out here (the run that owns it moves it aside
+    and starts afresh: :func:`rnnlab.core.checkpoint.load_checkpoint`)."""
     out = []
     for path in checkpoints(folder):
         if _is_fork(path):
             continue
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        out.append(InFlight(path.name, int(state["step"]), float(state["elapsed_s"])))
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+            out.append(InFlight(path.name, int(state["step"]), float(state["elapsed_s"])))
+        except Exception:  # noqa: BLE001 - any unreadable file: not a run to report
+            continue
     return out
 
 
