@@ -120,7 +120,9 @@ def test_the_answer_says_the_map_is_not_at_convergence_and_how_far_that_experime
     m = SimpleNamespace(lengths=[1_500, 3_000, 6_000])
     none = convergence_caveat(tmp_path, m)
     assert "hold at 1,500-6,000 training steps" in none
-    assert "has 0 runs so far, 0 of them reporting runs: no verdict yet" in none
+    assert "has 0 runs so far on the reference profile (CPU), 0 of them reporting runs: " \
+        "no verdict yet" in none  # fmt: skip
+    assert "gpu profile" not in none  # a profile without runs is not mentioned
     (tmp_path / "converge").mkdir()
     from rnnlab.core.paths import repo_root
 
@@ -130,6 +132,10 @@ def test_the_answer_says_the_map_is_not_at_convergence_and_how_far_that_experime
     (tmp_path / "converge" / "reference.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in runs)
     )
+    (tmp_path / "converge" / "gpu.jsonl").write_text(real)
     some = convergence_caveat(tmp_path, m, prefix="../")
-    assert "has 3 runs so far, 1 of them reporting runs: provisional" in some
+    assert "has 3 runs so far on the reference profile (CPU), 1 of them reporting runs: " \
+        "provisional" in some  # fmt: skip
+    n_gpu = len(real.splitlines())
+    assert f"; and {n_gpu} runs so far on the gpu profile (a lent GPU;" in some
     assert "](../chapters/03_lab_b_generation.ipynb)" in some

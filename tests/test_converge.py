@@ -374,7 +374,7 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
 
     (tmp_path / "converge").mkdir()
     (tmp_path / "c.jsonl").rename(tmp_path / "converge" / "smoke.jsonl")
-    caveat = convergence_caveat(tmp_path, SimpleNamespace(lengths=[6_000]), profile="smoke")
+    caveat = convergence_caveat(tmp_path, SimpleNamespace(lengths=[6_000]), profiles=("smoke",))
     assert f"final, {converge_report.progress('smoke', records).text()} in: {clause} (" in caveat
     # the regularisation control: each setting's tuned score is its best rate's mean over the
     # tuning seeds, so depth's lead at dropout 0 can be recomputed from the runs themselves
@@ -605,3 +605,21 @@ def test_a_plan_of_runs_made_on_another_python_prints_their_corpus():
     }
     measured = set(run_step_seconds([r for r in gpu if r["device"] == "cuda"]))
     assert measured and set(gpu_step_seconds(gpu, (400_000,), partial)) == measured
+
+
+def test_findings_show_the_gpu_profile_beside_the_reference_once_it_has_runs(tmp_path):
+    """The gpu profile's progress (and, later, its verdicts) reach the Findings page in a block of
+    its own, its time counted on the GPU, never mixed with the reference profile's numbers."""
+    from rnnlab.core.paths import repo_root
+    from rnnlab.course.findings import convergence_lines
+
+    (tmp_path / "converge").mkdir()
+    without = "\n".join(convergence_lines(tmp_path))
+    assert "reference profile, cpu" in without and "The same design on a GPU" not in without
+    real = (repo_root() / "data" / "results" / "converge" / "gpu.jsonl").read_text()
+    (tmp_path / "converge" / "gpu.jsonl").write_text(real)
+    text = "\n".join(convergence_lines(tmp_path))
+    gpu = text[text.index("The same design on a GPU") :]
+    assert f"{len(real.splitlines())} runs in all (" in gpu
+    assert "process-hours on the GPU" in gpu and "core-hours" not in gpu
+    assert "--profile gpu` resumes it" in gpu

@@ -416,37 +416,62 @@ def answer_markdown(
     return "\n".join(lines)
 
 
+#: How the answer page names each profile of the convergence experiment.
+CONVERGE_PROFILES = {
+    "reference": "the reference profile (CPU)",
+    "gpu": (
+        "the gpu profile (a lent GPU; its corpus is that machine's standard library, so its "
+        "numbers are compared with each other, not with the reference profile's)"
+    ),
+}
+
+
 def convergence_caveat(
-    results_dir: str | Path, m: ScaleMap, prefix: str = "", profile: str = "reference"
+    results_dir: str | Path,
+    m: ScaleMap,
+    prefix: str = "",
+    profiles: tuple[str, ...] = ("reference", "gpu"),
 ) -> str:
     """The caveat that the map's verdicts are not at convergence, with how far the convergence
-    experiment (``<results_dir>/converge/<profile>.jsonl``) has come: its runs so far and its
-    reporting runs (the only ones a verdict reads), and, once a comparison has two paired
-    seeds, its verdicts (:func:`rnnlab.evidence.converge_report.answer_clause`), marked final or
-    provisional."""
+    experiment (``<results_dir>/converge/<profile>.jsonl``) has come in each of ``profiles``
+    (the first always; the others once they have runs): its runs so far and its reporting runs
+    (the only ones a verdict reads), and, once a comparison has two paired seeds, its verdicts
+    (:func:`rnnlab.evidence.converge_report.answer_clause`), marked final or provisional. The
+    first profile to reach a verdict may be either: a lent GPU runs the same design much
+    faster than the reference machine's two cores."""
     from rnnlab.evidence import converge_report
     from rnnlab.experiments.store import load_results
 
-    path = Path(results_dir) / "converge" / f"{profile}.jsonl"
-    records = load_results(path) if path.exists() else []
-    reporting = sum(r.get("role") == "eval" for r in records)
     lengths = (
         f"{m.lengths[0]:,}-{m.lengths[-1]:,} training steps" if m.lengths else "short training"
     )
-    head = (
+    parts = []
+    for i, profile in enumerate(profiles):
+        path = Path(results_dir) / "converge" / f"{profile}.jsonl"
+        records = load_results(path) if path.exists() else []
+        if i and not records:
+            continue
+        words = CONVERGE_PROFILES.get(profile, f"the {profile} profile")
+        reporting = sum(r.get("role") == "eval" for r in records)
+        clause = converge_report.answer_clause(profile, records) if reporting else None
+        if clause is None:
+            state = "no verdict yet" if not reporting else "provisional"
+            parts.append(
+                f"{len(records)} runs so far on {words}, {reporting} of them reporting runs: "
+                f"{state}"
+            )
+        else:
+            p = converge_report.progress(profile, records)
+            parts.append(
+                f"on {words}, {'final' if p.final else 'provisional'}, {p.text()} in: {clause}"
+            )
+    return (
         f"- *Not trained to convergence.* The map's verdicts hold at {lengths}. The convergence "
         f"experiment, which trains until a declared rule says the models have converged and "
-        f"tests on held-out files, "
+        f"tests on held-out files, has "
+        + "; and ".join(parts)
+        + f" ([Lab B]({prefix}{LINKS['lab-b']}))."
     )
-    link = f"([Lab B]({prefix}{LINKS['lab-b']}))"
-    clause = converge_report.answer_clause(profile, records) if reporting else None
-    if clause is None:
-        return (
-            head + f"has {len(records)} runs so far, {reporting} of them reporting runs: "
-            f"{'no verdict yet' if not reporting else 'provisional'} {link}."
-        )
-    p = converge_report.progress(profile, records)
-    return head + f"{'final' if p.final else 'provisional'}, {p.text()} in: {clause} {link}."
 
 
 def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -> str:

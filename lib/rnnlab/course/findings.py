@@ -165,23 +165,37 @@ def scale_map_lines(results_dir: str | Path) -> list[str]:
 
 def convergence_lines(results_dir: str | Path) -> list[str]:
     """Claim (b) trained to convergence (:mod:`rnnlab.experiments.converge`), from
-    ``<results_dir>/converge/reference.jsonl``: provisional until every reporting run of the
-    design is in (:func:`rnnlab.evidence.converge_report.report_lines`)."""
+    ``<results_dir>/converge/reference.jsonl`` and, once it has runs, the gpu profile's
+    ``gpu.jsonl`` (the same design on a lent GPU and that machine's standard library, so
+    beside the reference profile, never mixed with it): provisional until every reporting run of
+    a design is in (:func:`rnnlab.evidence.converge_report.report_lines`)."""
     from rnnlab.evidence import converge_report
 
-    path = Path(results_dir) / "converge" / "reference.jsonl"
-    records = load_results(path) if path.exists() else []
-    pilot_path = Path(results_dir) / "converge" / "pilot-v1.jsonl"
-    pilot = load_results(pilot_path) if pilot_path.exists() else []
-    scale_path = Path(results_dir) / "scale" / "reference.jsonl"
-    scale = load_results(scale_path) if scale_path.exists() else []
-    return [
+    def load(name: str) -> list[dict]:
+        path = Path(results_dir) / name
+        return load_results(path) if path.exists() else []
+
+    pilot = load("converge/pilot-v1.jsonl")
+    lines = [
         "",
         "**Claim (b) at convergence** (held-out files, each length tuned itself, dropout as a "
         "regularisation control; reference profile, cpu; Lab B shows the design and its plan):",
         "",
-        *converge_report.report_lines("reference", records, pilot, scale),
+        *converge_report.report_lines(
+            "reference", load("converge/reference.jsonl"), pilot, load("scale/reference.jsonl")
+        ),
     ]
+    gpu = load("converge/gpu.jsonl")
+    if gpu:
+        lines += [
+            "",
+            "**The same design on a GPU** (gpu profile, cuda; its corpus is the GPU machine's "
+            "standard library, so these numbers are compared with each other, not with the "
+            "reference profile's above):",
+            "",
+            *converge_report.report_lines("gpu", gpu, pilot),
+        ]
+    return lines
 
 
 def operator_lines(results_dir: str | Path) -> list[str]:

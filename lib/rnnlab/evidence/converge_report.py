@@ -292,9 +292,11 @@ def report_lines(
     p = progress(profile, records)
     spreads = {b: converge.seed_spread(d, b, records) for b in d.budgets}
     spent = sum(own_wall_time_s(r) for r in records)
+    on_gpu = any(str(r.get("device", "")).startswith("cuda") for r in records)
+    unit = "process-hours on the GPU" if on_gpu else "core-hours"
     lines = [
         f"- **{'Final' if p.final else 'Provisional'}**: {p.text()} decided so far, "
-        f"{len(records)} runs in all ({spent / 3600:.1f} core-hours); "
+        f"{len(records)} runs in all ({spent / 3600:.1f} {unit}); "
         f"`python -m rnnlab run-converge --profile {profile}` resumes it."
     ]
     pilot = converge.pilot_projection(d, pilot_records, records=records) if pilot_records else None
