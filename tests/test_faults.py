@@ -493,3 +493,53 @@ def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(
     state = torch.load(ckpt, weights_only=True)
     assert 25 <= state["step"] < 200_000  # the step it was in, kept for the resumed run
     assert not any(_alive(w) for w in workers)
+
+
+def finishing_unit(*args, marker: str | None = None, **kwargs) -> dict:
+    """The real run (``rnnlab.experiments.unit.run_unit``), then a hand-back slowed down, the
+    interrupt ignored: a run that finishes just as the sweep is told to stop."""
+    from rnnlab.experiments.unit import run_unit
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    rec = run_unit(*args, **kwargs)
+    Path(marker).touch()
+    time.sleep(3)
+    return rec
+
+
+FINISHING_SWEEP = """
+import functools, sys
+sys.path.insert(0, {tests!r})
+import rnnlab.experiments.sweep as sweep
+from test_faults import finishing_unit
+from rnnlab.experiments import converge
+from rnnlab.experiments.options import RunOptions
+from rnnlab.experiments.runner import terminate_as_interrupt
+terminate_as_interrupt()
+sweep.run_unit = functools.partial(finishing_unit, marker={marker!r})
+converge.run_converge("smoke", {out!r}, options=RunOptions(jobs=2, max_runs=1))
+"""
+
+
+def test_a_run_that_finishes_as_the_sweep_stops_is_still_recorded(tmp_path):
+    """Stopped while a run hands back its record, the sweep waits for it and writes it before it
+    exits: a finished run is never thrown away, not even at the stop."""
+    out, marker = tmp_path / "c.jsonl", tmp_path / "trained"
+    script = FINISHING_SWEEP.format(tests=str(Path(__file__).parent), out=str(out),
+                                    marker=str(marker))  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None and not marker.exists():
+            time.sleep(0.05)
+        assert marker.exists(), "the run never finished"
+        proc.send_signal(signal.SIGTERM)  # while the record is on its way back
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "KeyboardInterrupt" in err, err
+    assert len(load_results(out)) == 2, err  # both runs in flight finished, both are on disk

@@ -121,6 +121,13 @@ class ProcessPool:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(proc.pid, signal.SIGINT)
 
+    def stop(self) -> None:
+        """Interrupt the workers and wait for them: each run in flight saves its step and
+        stops, or, if it was finishing, hands back its record (the sweep still records it)."""
+        self.interrupt_workers()
+        for pool in self.pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     @contextlib.contextmanager
     def started(self) -> Iterator[ProcessPool]:
         # the workers start later, maybe after the checkout has changed: they record this commit

@@ -339,23 +339,32 @@ def run_sweep(
         # Keep up to ``ex.slots`` runs in flight (``None``: every pending run); record each as
         # it completes, then look again for runs that can start (tuning -> evaluation).
         running: dict[Any, tuple] = {}
-        while True:
-            if budget_left():
-                busy = {run_id(*u) for u in running.values()}
-                for unit in fork_first(todo(), options.checkpoint_dir, busy):
-                    if ex.slots is not None and len(running) >= ex.slots:
-                        break
-                    if run_id(*unit) not in busy:
-                        running[ex.submit(unit)] = unit
-            if not running:
-                break
-            for fut in ex.wait_first(list(running)):
-                unit = running.pop(fut)
-                try:
-                    rec = fut.result()
-                except Exception as exc:
-                    ex.check_lost(exc)
-                    fail(unit, exc)
-                else:
-                    accept(rec)  # a finished run is never thrown away
+        try:
+            while True:
+                if budget_left():
+                    busy = {run_id(*u) for u in running.values()}
+                    for unit in fork_first(todo(), options.checkpoint_dir, busy):
+                        if ex.slots is not None and len(running) >= ex.slots:
+                            break
+                        if run_id(*unit) not in busy:
+                            running[ex.submit(unit)] = unit
+                if not running:
+                    break
+                for fut in ex.wait_first(list(running)):
+                    unit = running.pop(fut)
+                    try:
+                        rec = fut.result()
+                    except Exception as exc:
+                        ex.check_lost(exc)
+                        fail(unit, exc)
+                    else:
+                        accept(rec)  # a finished run is never thrown away
+        except KeyboardInterrupt:  # Ctrl-C, kill: stop the runs in flight (they save their step)
+            stop = getattr(ex, "stop", None)
+            if stop is not None:
+                stop()
+            for fut in running:  # a run that finished as the sweep stopped is still recorded
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    accept(fut.result())
+            raise
     return finish()
