@@ -82,6 +82,18 @@ def assert_same(a: tuple, b: tuple) -> None:
         assert torch.equal(a[2][k], b[2][k]), k
 
 
+def assert_resumes_to_the_uninterrupted_run(task, cfg, seed: int, ckpt) -> None:
+    """Resume the run whose checkpoint is ``ckpt``: it deletes the checkpoint and ends exactly
+    as a run of the same seed never interrupted."""
+    model = lm_model(task, seed)
+    resumed = train_model(model, task, cfg, seed=seed, device="cpu", checkpoint=ckpt,
+                          progress=False)  # fmt: skip
+    assert not ckpt.exists()
+    model_ref = lm_model(task, seed)
+    reference = train_model(model_ref, task, cfg, seed=seed, device="cpu", progress=False)
+    assert_same(outcome(resumed, model), outcome(reference, model_ref))
+
+
 class Crash(RuntimeError):
     pass
 
@@ -170,12 +182,7 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path):
     killed_at = torch.load(ckpt, weights_only=True)["step"]
     assert 1 <= killed_at < cfg.max_steps
 
-    model = lm_model(task, 5)
-    resumed = train_model(model, task, cfg, seed=5, device="cpu", checkpoint=ckpt, progress=False)
-    assert not ckpt.exists()
-    model_ref = lm_model(task, 5)
-    reference = train_model(model_ref, task, cfg, seed=5, device="cpu", progress=False)
-    assert_same(outcome(resumed, model), outcome(reference, model_ref))
+    assert_resumes_to_the_uninterrupted_run(task, cfg, 5, ckpt)
 
 
 CHILD_NO_SAVES = textwrap.dedent(
@@ -232,12 +239,7 @@ def test_an_interrupted_run_saves_its_last_step_and_resumes_to_the_uninterrupted
     stopped_at = torch.load(ckpt, weights_only=True)["step"]
     assert 50 <= stopped_at < cfg.max_steps
 
-    model = lm_model(task, 5)
-    resumed = train_model(model, task, cfg, seed=5, device="cpu", checkpoint=ckpt, progress=False)
-    assert not ckpt.exists()
-    model_ref = lm_model(task, 5)
-    reference = train_model(model_ref, task, cfg, seed=5, device="cpu", progress=False)
-    assert_same(outcome(resumed, model), outcome(reference, model_ref))
+    assert_resumes_to_the_uninterrupted_run(task, cfg, 5, ckpt)
     # and the handler is the default again once a run is over: Ctrl-C interrupts at once
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
@@ -432,9 +434,4 @@ def test_an_interrupt_in_the_last_step_keeps_the_finished_training(tmp_path):
                     checkpoint_every_s=3600, progress=False)  # fmt: skip
     hook.remove()
     assert torch.load(ckpt, weights_only=True)["step"] == cfg.max_steps
-    model = lm_model(task, 3)
-    resumed = train_model(model, task, cfg, seed=3, device="cpu", checkpoint=ckpt, progress=False)
-    assert not ckpt.exists()
-    model_ref = lm_model(task, 3)
-    reference = train_model(model_ref, task, cfg, seed=3, device="cpu", progress=False)
-    assert_same(outcome(resumed, model), outcome(reference, model_ref))
+    assert_resumes_to_the_uninterrupted_run(task, cfg, 3, ckpt)

@@ -457,6 +457,34 @@ with pool.started():
 """
 
 
+def _start_and_signal(
+    script: str, marker: Path, sig: int, what: str, before=None
+) -> tuple[int, str, list[int]]:
+    """Run ``script`` (a sweep) in its own session, wait until it touches ``marker``, call
+    ``before(workers)``, send it ``sig`` (it alone, as ``kill`` does) and return its exit status,
+    its stderr and the pool workers it had when signalled; it is killed with its group if it
+    outlives a minute."""
+    env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None and not marker.exists():
+            time.sleep(0.05)
+        assert marker.exists(), f"the run never {what}"
+        workers = [k for k in _children(proc.pid)
+                   if "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_text()]  # fmt: skip
+        if before is not None:
+            before(workers)
+        os.kill(proc.pid, sig)
+        _, err = proc.communicate(timeout=60)  # not the run's own length
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, err, workers
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize(
     "background, stop", [(False, signal.SIGINT), (True, signal.SIGTERM)], ids=["int", "term"]
@@ -472,23 +500,11 @@ def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(
     ckpt, marker = tmp_path / "run.pt", tmp_path / "training"
     script = POOL_SWEEP.format(tests=str(Path(__file__).parent), ckpt=str(ckpt),
                                marker=str(marker), background=background)  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
-    sweep = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True)  # fmt: skip
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and sweep.poll() is None and not marker.exists():
-            time.sleep(0.05)
-        assert marker.exists(), "the run never started"
-        workers = [k for k in _children(sweep.pid)
-                   if "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_text()]  # fmt: skip
+
+    def no_save_yet(workers: list[int]) -> None:
         assert workers and not ckpt.exists()
-        os.kill(sweep.pid, stop)  # the sweep only, as kill does
-        _, err = sweep.communicate(timeout=60)  # not the run's 200,000 steps
-    finally:
-        if sweep.poll() is None:
-            os.killpg(sweep.pid, signal.SIGKILL)
-            sweep.wait()
+
+    _, err, workers = _start_and_signal(script, marker, stop, "started", before=no_save_yet)
     assert "KeyboardInterrupt" in err, err
     state = torch.load(ckpt, weights_only=True)
     assert 25 <= state["step"] < 200_000  # the step it was in, kept for the resumed run
@@ -527,19 +543,7 @@ def test_a_run_that_finishes_as_the_sweep_stops_is_still_recorded(tmp_path):
     out, marker = tmp_path / "c.jsonl", tmp_path / "trained"
     script = FINISHING_SWEEP.format(tests=str(Path(__file__).parent), out=str(out),
                                     marker=str(marker))  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)  # fmt: skip
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and proc.poll() is None and not marker.exists():
-            time.sleep(0.05)
-        assert marker.exists(), "the run never finished"
-        proc.send_signal(signal.SIGTERM)  # while the record is on its way back
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    # SIGTERM while the record is on its way back
+    _, err, _ = _start_and_signal(script, marker, signal.SIGTERM, "finished")
     assert "KeyboardInterrupt" in err, err
     assert len(load_results(out)) == 2, err  # both runs in flight finished, both are on disk
