@@ -505,7 +505,7 @@ def test_an_interrupted_sweep_stops_its_workers_and_they_keep_their_step(
         assert workers and not ckpt.exists()
 
     _, err, workers = _start_and_signal(script, marker, stop, "started", before=no_save_yet)
-    assert "KeyboardInterrupt" in err, err
+    assert "KeyboardInterrupt" in err or "Terminated: signal 15" in err, err
     state = torch.load(ckpt, weights_only=True)
     assert 25 <= state["step"] < 200_000  # the step it was in, kept for the resumed run
     assert not any(_alive(w) for w in workers)
@@ -545,5 +545,36 @@ def test_a_run_that_finishes_as_the_sweep_stops_is_still_recorded(tmp_path):
                                     marker=str(marker))  # fmt: skip
     # SIGTERM while the record is on its way back
     _, err, _ = _start_and_signal(script, marker, signal.SIGTERM, "finished")
-    assert "KeyboardInterrupt" in err, err
+    assert "KeyboardInterrupt" in err or "Terminated: signal 15" in err, err
     assert len(load_results(out)) == 2, err  # both runs in flight finished, both are on disk
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["int", "term"])
+def test_a_stopped_command_says_what_it_kept_and_exits_128_plus_the_signal(tmp_path, stop):
+    """``python -m rnnlab run-converge`` stopped by Ctrl-C or ``kill`` once a run is recorded:
+    no traceback (it is a stop, not a crash), one line naming the signal, a count of the runs
+    kept that matches the file, how to resume, and the shell's status for that signal."""
+    out = tmp_path / "c.jsonl"
+    env = {**os.environ, "PYTHONPATH": LIB, "TQDM_DISABLE": "1"}
+    cmd = [sys.executable, "-m", "rnnlab", "run-converge", "--profile", "smoke", "--out",
+           str(out), "--jobs", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # fmt: skip
+    try:
+        lines = []
+        for line in proc.stdout:  # the header, then one line per recorded run
+            lines.append(line)
+            if line.startswith("[1/"):
+                break
+        assert f"kill {proc.pid}" in "".join(lines)  # the header says how to stop it now
+        os.kill(proc.pid, stop)
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 128 + stop, err
+    assert "Traceback" not in err and f"stopped by {signal.Signals(stop).name}" in err, err
+    kept = len(load_results(out))
+    assert kept >= 1
+    assert f"converge smoke: stopped; {kept} runs in {out}; rerun the same command" in rest, rest

@@ -4,6 +4,7 @@ that builds it, and run-converge on the shared console runner (--scheduler, its 
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -157,9 +158,10 @@ def test_run_converge_exits_nonzero_when_a_run_fails(tmp_path, capsys, monkeypat
     assert main([*CONVERGE, "--out", str(out)]) == 1
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[:3] == [  # the header it has always printed
+    assert lines[:4] == [  # the header
         f"converge smoke: 0 runs already in {out}",
         f"to stop after the runs in progress (nothing lost): touch {out}.drain",
+        f"to stop now (each run in flight saves its step): kill {os.getpid()}",
         "note: the smoke profile checks code paths only; its numbers are not evidence.",
     ]
     failed = [line for line in lines if line.startswith("FAILED")]

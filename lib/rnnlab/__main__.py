@@ -25,7 +25,10 @@ could not be written (a full disk: the runs already recorded stay), when the Das
 lost mid-sweep, or when ``summarize`` finds no runs or failed ones; 2 for a usage problem (a bad
 option, an ``--out`` that is unwritable, a folder or not a results file, a missing file, a text
 too short for the design, an unreachable scheduler or one without workers, conflicting records
-in ``merge``), always as one line on stderr, before any training.
+in ``merge``), always as one line on stderr, before any training; 130 (Ctrl-C, ``kill -INT``) or
+143 (``kill``) when stopped: the finished runs are in ``--out`` and the same command resumes the
+rest; a run in flight that checkpoints (``run-scale``, ``run-converge``, ``--checkpoint-dir``)
+saved the step it was in and resumes from there.
 """
 
 from __future__ import annotations
@@ -283,6 +286,7 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
         lines = [
             f"converge {args.profile}: {already} runs already in {out}",
             f"to stop after the runs in progress (nothing lost): touch {drain}",
+            f"to stop now (each run in flight saves its step): kill {os.getpid()}",
         ]
         if args.profile == "smoke":
             lines.append(
@@ -333,6 +337,7 @@ def cmd_run_scale(args: argparse.Namespace) -> int:
             f"{already} already in {out}; checkpoints in {ckpt}",
             f"to stop after the runs in progress (nothing lost): touch "
             f"{scale.default_drain_file(out)}",
+            f"to stop now (each run in flight saves its step): kill {os.getpid()}",
         ]
         if args.profile == "smoke":
             lines.append(
@@ -523,6 +528,12 @@ def main(argv: list[str] | None = None) -> int:
     except SchedulerLost as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as exc:  # Ctrl-C or kill: a stop, not a crash (no traceback)
+        import signal
+
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print(f"stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
 
 
 if __name__ == "__main__":

@@ -120,8 +120,9 @@ def run_console(
     :func:`rnnlab.experiments.sweep.run_sweep` of a spec, or a design's own runner such as
     :func:`rnnlab.experiments.scale.run_scale`) with a :func:`progress_line` per finished run and
     a ``FAILED`` line per failed run, then print one summary line, and one more naming
-    ``<out>.failed`` if runs failed. The caller turns ``.failures`` into its exit status
-    (non-zero when any run failed)."""
+    ``<out>.failed`` if runs failed. Stopped (Ctrl-C, ``kill``), it prints how many runs are kept
+    and how to resume, and lets the KeyboardInterrupt through. The caller turns ``.failures``
+    into its exit status (non-zero when any run failed)."""
     from rnnlab.core.paths import shown_path
 
     check_run_options(out, options)
@@ -132,7 +133,16 @@ def run_console(
         total, already=len(done), recount=lambda: planned_runs(load_results(out))
     )
     t0 = time.perf_counter()
-    records = run(out, options=options, on_record=log, on_failure=log_failure)
+    try:
+        records = run(out, options=options, on_record=log, on_failure=log_failure)
+    except KeyboardInterrupt:  # Ctrl-C, kill: what is kept, and how to go on
+        print(
+            f"{name}: stopped; {len(load_results(out))} runs in {shown_path(out)}; rerun the "
+            "same command to resume (a run in flight that checkpoints resumes from the step it "
+            "saved)",
+            flush=True,
+        )
+        raise
     print(
         f"{name}: {len(records)} runs in {shown_path(out)} ({time.perf_counter() - t0:.0f} s)",
         flush=True,

@@ -99,10 +99,10 @@ class ProcessPool:
         exp, role, seed, lr = unit
         args = dict(role=role, seed=seed, lr=lr, progress=False, **self.kwargs)
         try:
-            return self.pools[-1].submit(self.run, exp, **args)
+            return self.pools[-1].submit(run_in_worker, self.run, exp, **args)
         except BrokenProcessPool:  # a worker died (its runs are recorded as failed): start afresh
             self.pools[-1].shutdown(wait=False, cancel_futures=True)
-            return self._new_pool().submit(self.run, exp, **args)
+            return self._new_pool().submit(run_in_worker, self.run, exp, **args)
 
     def wait_first(self, futures: list) -> set:
         return wait(futures, return_when=FIRST_COMPLETED).done
@@ -216,27 +216,61 @@ def executor(
             yield pool
 
 
+_WORKER = {"in_run": False, "stopping": False}
+
+
+def _worker_interrupt(signum: int, frame: Any) -> None:
+    """A pool worker's ``SIGINT``: in a run, the KeyboardInterrupt that stops it (training saves
+    its step first, :mod:`rnnlab.core.train`); idle, only a note to start no further run. An idle
+    worker waits in the pool's queue, where a KeyboardInterrupt would kill it with a traceback on
+    the console; the pool's shutdown ends it cleanly instead."""
+    if _WORKER["in_run"]:
+        raise KeyboardInterrupt
+    _WORKER["stopping"] = True
+
+
+def run_in_worker(run: Callable[..., dict], exp: Any, **kwargs: Any) -> dict:
+    """``run(exp, **kwargs)`` in a pool worker, interruptible (:func:`_worker_interrupt`); a
+    worker interrupted while idle refuses the run it is handed next."""
+    _WORKER["in_run"] = True  # first, so that a SIGINT from here on raises ...
+    try:
+        if _WORKER["stopping"]:  # ... and one that came before is seen here
+            raise KeyboardInterrupt("the sweep is stopping")
+        return run(exp, **kwargs)
+    finally:
+        _WORKER["in_run"] = False
+
+
 def start_worker(parent_pid: int) -> None:
     """A pool worker's start: it dies with the sweep (:func:`die_with_parent`), and it takes
-    ``SIGINT`` as Python does by default even when the sweep was started in the background
+    ``SIGINT`` (:func:`_worker_interrupt`) even when the sweep was started in the background
     (``cmd &`` makes a shell ignore ``SIGINT`` in what it starts, and the workers would inherit
     that): the sweep's :meth:`ProcessPool.interrupt_workers` must reach them."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, _worker_interrupt)
     die_with_parent(parent_pid)
+
+
+class Terminated(KeyboardInterrupt):
+    """The KeyboardInterrupt that ``SIGTERM`` raises once :func:`terminate_as_interrupt` is on;
+    ``signum`` tells a command's exit status which signal stopped it (``128 + signum``)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
 
 
 def terminate_as_interrupt() -> None:
     """From now on ``SIGTERM`` (``kill``, ``pkill``) stops this process as Ctrl-C does (a
-    KeyboardInterrupt), so that a sweep stopped that way stops its workers, which save their
-    step (:meth:`ProcessPool.interrupt_workers`), instead of dying at once and taking them with
-    it. Only from the main thread; elsewhere it does nothing."""
+    KeyboardInterrupt, :class:`Terminated`), so that a sweep stopped that way stops its workers,
+    which save their step (:meth:`ProcessPool.interrupt_workers`), instead of dying at once and
+    taking them with it. Only from the main thread; elsewhere it does nothing."""
     import signal
     import threading
 
     def interrupt(signum, frame) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
+        raise Terminated(signum)
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, interrupt)
