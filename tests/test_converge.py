@@ -258,6 +258,30 @@ def test_convergence_rule_adds_the_extension_only_where_doubling_still_gains(mon
     assert converge.converged(d, 12_000, v, 40, flat[:-1]) is None  # a seed missing
 
 
+def test_an_idle_process_takes_a_later_stage_s_run_and_nothing_undecided():
+    """Before any run, the first stage's tuning runs come first, then every other stage's tuning
+    runs (each needs no other stage), in stage order; no reporting run, no longer length: the
+    data have decided neither. A process the first stage leaves idle takes from the rest."""
+    from rnnlab.experiments.experiment import run_id
+    from rnnlab.experiments.sweep import pending_units
+
+    d = converge.design("reference")
+    units = converge.pending_runs(d, [])
+    stages = converge.stages(d, [])
+    first = pending_units(stages[0].spec, [])
+    assert first and units[: len(first)] == first
+    expected = [u for st in stages for u in pending_units(st.spec, [])]
+    assert [run_id(*u) for u in units] == list(dict.fromkeys(run_id(*u) for u in expected))
+    assert {role for _, role, _, _ in units} == {"tune"}
+    first_kinds = {(e.budget, e.num_layers) for e, *_ in first}
+    assert first_kinds == {(d.budgets[0], 1), (d.budgets[0], 2)}  # L1 and L2 first
+    # then every budget's and every variant's tuning: an idle process has work
+    assert {(e.budget, e.num_layers) for e, *_ in units} == {
+        (b, n) for b in d.budgets for n in (1, 2, 4)
+    }
+    assert {e.label("steps") for e, *_ in units} == set(d.lengths)  # no extension yet
+
+
 @pytest.mark.slow
 def test_smoke_design_runs_resumes_and_plans(tmp_path, capsys):
     from rnnlab.__main__ import main

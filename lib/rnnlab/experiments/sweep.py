@@ -241,6 +241,7 @@ def run_sweep(
     progress: bool | None = None,
     on_record: Callable[[dict], None] | None = None,
     on_failure: Callable[[dict], None] | None = None,
+    pending: Callable[[Sequence[dict]], list[tuple[Experiment, str, int, float]]] | None = None,
 ) -> SweepRecords:
     """Run every missing run of ``spec``, appending each finished one to ``out``.
 
@@ -273,6 +274,11 @@ def run_sweep(
     ``options.stop_file`` drains the sweep: once that file exists, no new run starts, the runs in
     progress finish and are recorded, and the sweep returns (the file is left for the caller to
     remove). Use it to end a sitting without throwing away the compute of the runs in flight.
+
+    ``pending(records)`` (default :func:`pending_units` of ``spec``) lists the runs that can
+    start now, in order of priority; a design run in stages passes its own, across its stages
+    (:func:`rnnlab.experiments.converge.pending_runs`), and ``spec`` then only names the lab
+    and profile.
     """
     store = ResultsStore(out)
     out = store.path
@@ -322,7 +328,8 @@ def run_sweep(
         return options.max_runs is None or new < options.max_runs
 
     def todo() -> list[tuple[Experiment, str, int, float]]:
-        return [u for u in pending_units(spec, records) if run_id(*u) not in failed]
+        units = pending(records) if pending is not None else pending_units(spec, records)
+        return [u for u in units if run_id(*u) not in failed]
 
     def finish() -> SweepRecords:
         store.prune_failures()

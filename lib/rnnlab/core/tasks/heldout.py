@@ -152,14 +152,21 @@ def _cut(ids: np.ndarray, seq_len: int) -> np.ndarray:
 def heldout_sizes(*, seq_len: int = 128, min_count: int = 20, task: str = NAME) -> dict[str, int]:
     """How many windows each part of ``task`` holds: ``n_train``, ``n_val`` and ``n_test`` may
     not exceed these (``n_test`` equal to ``"test"`` scores every held-out window)."""
-    seq_len = check_int("seq_len", seq_len, 1)
-    encoded, _, _ = _files(check_int("min_count", min_count, 1), _corpus(task).name)
+    seq_len, min_count = check_int("seq_len", seq_len, 1), check_int("min_count", min_count, 1)
+    return dict(_sizes(seq_len, min_count, task))
+
+
+@lru_cache(maxsize=16)
+def _sizes(seq_len: int, min_count: int, task: str) -> tuple[tuple[str, int], ...]:
+    """:func:`heldout_sizes`, computed once per arguments (a design builds its experiments from
+    it many times over)."""
+    encoded, _, _ = _files(min_count, _corpus(task).name)
     train = np.concatenate([ids for _, ids in encoded["train"]])
-    return {
-        "train": len(_cut(train, seq_len)),
-        "val": sum(len(_cut(ids, seq_len)) for _, ids in encoded["val"]),
-        "test": sum(len(_cut(ids, seq_len)) for _, ids in encoded["test"]),
-    }
+    return (
+        ("train", len(_cut(train, seq_len))),
+        ("val", sum(len(_cut(ids, seq_len)) for _, ids in encoded["val"])),
+        ("test", sum(len(_cut(ids, seq_len)) for _, ids in encoded["test"])),
+    )
 
 
 def _windows(ids: np.ndarray, starts: np.ndarray, seq_len: int) -> np.ndarray:

@@ -58,13 +58,16 @@ itself (:mod:`.seeding`) was added to version 1 after 17 tuning runs; version 2 
 first run.
 
 Run order: budget by budget (smallest first); within one, the tuning runs of every length, then
-the reporting runs. The lengths of one stage kind run as one sweep, and a run that can start
-from a fork its sibling at another length left goes first
+the reporting runs (:func:`stages`). A process that the first unfinished stage leaves idle (at
+its tail, or while a grid extension waits for the runs that decide it) takes a run of a later
+stage that can already start (:func:`pending_runs`), so no core waits; which runs are made is
+the stages' alone. A run that can start from a fork its sibling at another length left goes
+first, and one whose fork a run in flight has yet to write goes last
 (:func:`rnnlab.experiments.sweep.fork_first`): forks live in the uncommitted ``<out>.ckpt``, so
 one used in the sitting that wrote it is compute a later sitting would pay again. Each stage is a
-:class:`~rnnlab.experiments.sweep.SweepSpec` run by
-:func:`rnnlab.experiments.sweep.run_sweep`, so a killed sweep resumes (run ids are stable) and
-checkpoints every few minutes.
+:class:`~rnnlab.experiments.sweep.SweepSpec`; one :func:`rnnlab.experiments.sweep.run_sweep`
+runs them all, so a killed sweep resumes (run ids are stable) and checkpoints every few
+minutes.
 
 Command line::
 
@@ -120,6 +123,7 @@ from rnnlab.experiments.converge.staging import (
     converged,
     default_out,
     lengths_needed,
+    pending_runs,
     pilot_out,
     planned_runs,
     run_converge,
@@ -157,6 +161,7 @@ __all__ = [
     "stages",
     "stage_done",
     "planned_runs",
+    "pending_runs",
     "default_out",
     "run_converge",
     "StagePlan",

@@ -1,5 +1,6 @@
 """The convergence rule and the stages it unfolds into: which lengths each budget and variant
-needs, which runs are due next, and :func:`run_converge`, which runs them stage by stage."""
+needs, which runs are due next (:func:`pending_runs`), and :func:`run_converge`, which runs
+them."""
 
 from __future__ import annotations
 
@@ -125,24 +126,26 @@ def planned_runs(d: Design, records: Sequence[dict]) -> int:
     return n
 
 
-def _group(d: Design, stage: Stage) -> tuple[str, ...]:
-    return next(g for g in d.groups if stage.variants[0] in g)
+def pending_runs(d: Design, records: Sequence[dict]) -> list[tuple]:
+    """Every run of the design that can start now, in run order: the runs of the first stage
+    not done, then those of each later stage that can already start (a stage's tuning needs no
+    other stage; a report stage waits for its tuning and its seeds, a longer length for the
+    convergence rule, and :func:`stages` decides neither before the data do). A process that
+    the first stage leaves idle, at its tail or while a grid extension waits for the runs that
+    decide it, takes the next stage's run instead of waiting. Which runs are made, and every
+    number, stay those of the stages; only when each starts changes. Units as
+    :func:`rnnlab.experiments.sweep.pending_units`."""
+    from rnnlab.experiments.experiment import run_id
+    from rnnlab.experiments.sweep import pending_units
 
-
-def _with_other_lengths(d: Design, stage: Stage, todo: Sequence[Stage]) -> SweepSpec:
-    """``stage``'s sweep, joined with the other lengths' stages of the same kind, budget and
-    group that can run now: one sweep, so each run's sibling at another length can start from
-    the fork it left in the same sitting (:func:`rnnlab.experiments.sweep.fork_first`). Which
-    runs are made, and every number, stay those of the stages; only the order changes."""
-    same = [
-        s
-        for s in todo
-        if (s.kind, s.budget, _group(d, s)) == (stage.kind, stage.budget, _group(d, stage))
-        and s.spec.experiments
-        and s.spec.seeds == stage.spec.seeds
-    ]
-    exps = tuple(e for s in same for e in s.spec.experiments)
-    return SweepSpec(LAB, d.profile, exps, stage.spec.seeds)
+    out, seen = [], set()
+    for st in stages(d, records):
+        for unit in pending_units(st.spec, records):
+            rid = run_id(*unit)
+            if rid not in seen:
+                seen.add(rid)
+                out.append(unit)
+    return out
 
 
 def default_out(profile: str) -> Path:
@@ -198,13 +201,16 @@ def run_converge(
     on_record: Callable[[dict], None] | None = None,
     on_failure: Callable[[dict], None] | None = None,
 ) -> SweepRecords:
-    """Run (or resume) ``profile``'s design into ``out``, stage after stage (each a
-    :func:`rnnlab.experiments.sweep.run_sweep` with ``options``, default
-    :data:`DEFAULT_OPTIONS`; a Dask ``options.scheduler`` included), until done, a run fails,
-    ``options.max_runs`` new runs have finished or ``options.stop_file`` exists. Checkpoints and
-    forks go to ``options.checkpoint_dir`` (default ``<out>.ckpt``; on a Dask cluster the workers
-    write them there, so they must share that folder for the forks to be used). Returns the
-    records; ``.failures`` lists the failed runs of the last sweep."""
+    """Run (or resume) ``profile``'s design into ``out``: one
+    :func:`rnnlab.experiments.sweep.run_sweep` with ``options`` (default
+    :data:`DEFAULT_OPTIONS`; a Dask ``options.scheduler`` included) over :func:`pending_runs`,
+    which it asks again after every finished run, so each stage starts as soon as the data
+    decide it. It returns when no run is left that can start, ``options.max_runs`` new runs
+    have finished or ``options.stop_file`` exists. A failed run is not retried in the same
+    sweep (nor is a stage that waits for it started); the other runs go on. Checkpoints and
+    forks go to ``options.checkpoint_dir`` (default ``<out>.ckpt``; on a Dask cluster the
+    workers write them there, so they must share that folder for the forks to be used). Returns
+    the records; ``.failures`` lists the failed runs."""
     from rnnlab.experiments.store import load_results
 
     d = design(profile)
@@ -212,30 +218,12 @@ def run_converge(
     options = options if options is not None else DEFAULT_OPTIONS
     if options.checkpoint_dir is None:
         options = dataclasses.replace(options, checkpoint_dir=out.with_name(out.name + ".ckpt"))
-    left = options.max_runs
-    stop_file = options.stop_file
-    records = SweepRecords(load_results(out) if out.exists() else [])
-    check_same_corpus(d, records, out)
-    while True:
-        todo = [s for s in stages(d, records) if not stage_done(s, records)]
-        if not todo or (stop_file is not None and stop_file.exists()):
-            return records
-        stage = todo[0]
-        if not stage.spec.experiments:  # a report stage waiting for tuning elsewhere
-            return records
-        before = len(records)
-        records = run_sweep(
-            _with_other_lengths(d, stage, todo),
-            out,
-            options=dataclasses.replace(options, max_runs=left),
-            on_record=on_record,
-            on_failure=on_failure,
-        )
-        if records.failures:
-            return records
-        if left is not None:
-            left -= len(records) - before
-            if left <= 0:
-                return records
-        if len(records) == before:  # nothing could run: do not spin
-            return records
+    check_same_corpus(d, load_results(out) if out.exists() else [], out)
+    return run_sweep(
+        SweepSpec(LAB, d.profile, (), ()),
+        out,
+        options=options,
+        on_record=on_record,
+        on_failure=on_failure,
+        pending=lambda recs: pending_runs(d, recs),
+    )
