@@ -50,7 +50,36 @@ def test_map_sentences_follow_the_cells(scale_map):
     head = "\n".join(answer.headline({}, m))
     assert head.startswith("**Depth's advantage is supported from")
     assert "lose clearly" not in head
-    assert "as good as or better" in "\n".join(answer.headline({}, scale_map))
+    lead = answer.headline({}, scale_map)[0]
+    n = sum(len(v) for v in scale_map.cells.values())
+    assert (
+        f"beats one wide layer with the same number of parameters in none of the scale map's {n}"
+        in lead
+    )
+
+
+def test_the_lead_says_no_more_than_each_depth_s_verdicts(scale_map):
+    """An undecided cell is not "as good as": the lead names each depth's verdicts as counted,
+    and only an equivalence lets it say that a stack matches one layer."""
+    lead = answer.headline({}, scale_map)[0]
+    assert "as good as" not in lead
+    for deep, cells in scale_map.cells.items():
+        lost = sum(c.comparison.verdict == "contradicted" for c in cells)
+        n = len(cells)
+        if lost:
+            said = f"all {n}" if lost == n else f"{lost} of {n}"
+            assert f"{answer.NUMBER_WORDS[deep]} layers lose to one in {said}" in lead
+    deep = min(scale_map.cells)
+    cells = scale_map.cells[deep]
+    same = [replace(c, comparison=replace(c.comparison, verdict="equivalent")) for c in cells]
+    m = replace(scale_map, cells={**scale_map.cells, deep: same})
+    assert (
+        f"{answer.NUMBER_WORDS[deep]} layers match one in all {len(cells)}"
+        in (answer.headline({}, m)[0])
+    )
+    half = same[: len(cells) // 2] + cells[len(cells) // 2 :]
+    m = replace(scale_map, cells={**scale_map.cells, deep: half})
+    assert f"match one in {len(cells) // 2} of {len(cells)}" in answer.headline({}, m)[0]
 
 
 def test_a_new_verdict_label_is_counted_not_dropped(scale_map):

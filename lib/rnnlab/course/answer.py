@@ -194,6 +194,31 @@ def deep_bullet(m: ScaleMap, deep: int) -> str:
     return text + (f"; {cross}" if cross else "") + "."
 
 
+#: How the lead sentence says each verdict of a depth's cells against one layer: no stronger
+#: than the verdict ("lose" needs a decided lead for width, "match" an equivalence; an
+#: undecided cell is not "as good as").
+DEPTH_VERDICT_WORDS = {
+    "contradicted": "lose to one",
+    "equivalent": "match one",
+    "inconclusive": "are undecided",
+    "not informative": "are not informative",
+}
+
+
+def _depth_words(m: ScaleMap, deep: int) -> str:
+    """What one depth's cells decided against one layer, in :data:`DEPTH_VERDICT_WORDS`
+    (a verdict without words there is named as it is)."""
+    verdicts = [c.comparison.verdict for c in m.cells[deep]]
+    n = len(verdicts)
+    parts = []
+    for verdict in dict.fromkeys([*DEPTH_VERDICT_WORDS, *verdicts]):
+        k = verdicts.count(verdict)
+        if k:
+            words = DEPTH_VERDICT_WORDS.get(verdict, f"are {verdict}")
+            parts.append(f"{words} in {f'all {n}' if k == n else f'{k} of {n}'}")
+    return f"{NUMBER_WORDS.get(deep, str(deep))} layers {' and '.join(parts)}"
+
+
 def map_scale(m: ScaleMap) -> str:
     """The map's scale in words."""
     b, s = m.budgets, m.lengths
@@ -277,10 +302,11 @@ def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
             "L=1).**"
         )
     else:
+        n = sum(len(v) for v in m.cells.values())
         lead = (
-            f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, one wide LSTM layer is "
-            "as good as or better than a stack of narrow layers with the same number of "
-            "parameters.**"
+            f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, a stack of narrow LSTM "
+            "layers beats one wide layer with the same number of parameters in none of the "
+            f"scale map's {n} cells:** {'; '.join(_depth_words(m, d) for d in sorted(m.cells))}."
         )
     out = [f"{lead} Measured on the scale map ({map_scale(m)}):", ""]
     out += [f"- {deep_bullet(m, d)}" for d in sorted(m.cells)]
