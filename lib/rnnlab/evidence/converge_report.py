@@ -162,7 +162,15 @@ def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
     )
 
 
-def _conv(flag: bool | None, steps: int) -> str:
+def _conv(flag: bool | None, steps: int, d: converge.Design) -> str:
+    """The convergence rule's reading at ``steps`` in words. The rule compares a length with
+    half of it, so at the design's shortest length it cannot be applied at all: that is said,
+    not "not yet checked" (which waits for runs)."""
+    if flag is None and steps // 2 not in d.family:
+        return (
+            f"convergence not testable at {steps:,} steps (the rule compares with half the "
+            "length, which is not run)"
+        )
     if flag is None:
         return "convergence not yet checked"
     return f"converged at {steps:,}" if flag else f"not converged at {steps:,} steps"
@@ -324,7 +332,11 @@ def report_lines(
     for c in cells:
         e = c.effect
         drops = ", ".join(f"{k} dropout {v:g}" for k, v in c.dropout.items())
-        conv = "; ".join(f"{k} {_conv(v, c.steps)}" for k, v in c.converged.items())
+        said = {k: _conv(v, c.steps, d) for k, v in c.converged.items()}
+        if len(said) > 1 and len(set(said.values())) == 1:  # one reading for both: say it once
+            conv = f"{' and '.join(said)}: {next(iter(said.values()))}"
+        else:
+            conv = "; ".join(f"{k} {text}" for k, text in said.items())
         lines.append(
             f"- {c.budget:,} parameters, {c.steps:,} steps, {c.deep} - {c.wide}: "
             f"{fmt_ci(e.effect, e.ci_low, e.ci_high)} bits/char (> 0: {c.deep} better; "
