@@ -364,6 +364,16 @@ def test_plan_prints_design_resolution_and_cost():
     )
     assert all(s.core_hours > 0 for s in p.stages)
     assert replace(p, spent_core_hours=0.0).spent_core_hours == 0.0
+    # the next verdict: every stage up to the first reporting stage, summed
+    first = next(i for i, s in enumerate(p.stages) if s.kind == "report")
+    to_verdict = sum(s.core_hours for s in p.stages[: first + 1])
+    (line,) = [x for x in text.splitlines() if "to the next verdict" in x]
+    s = p.stages[first]
+    assert f"({s.budget:,} parameters, L1 vs L2 at {s.steps:,} steps): {to_verdict:.1f} core-h" in (
+        line
+    )
+    done = [replace(s, done=s.runs) for s in p.stages]  # every stage done: no next verdict
+    assert not any("next verdict" in x for x in converge.plan_lines(replace(p, stages=done)))
 
 
 @pytest.mark.slow

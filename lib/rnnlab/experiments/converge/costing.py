@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rnnlab.core.config import own_wall_time_s
@@ -344,6 +344,24 @@ def pilot_text(d: Design, q: PilotProjection) -> str:
     )
 
 
+def _first_verdict_lines(p: Plan, h: Callable[[float], str]) -> list[str]:
+    """How much of the plan is left until its first verdict: the stages up to and including
+    the first reporting stage that is not done (stages run in order; a later stage's runs fill
+    idle processes only). Nothing once every decided reporting stage is done."""
+    left = 0.0
+    for s in p.stages:
+        if s.runs:
+            left += s.core_hours * (s.runs - s.done) / s.runs
+        if s.kind == "report" and s.done < s.runs:
+            seeds = s.runs // max(len(s.variants), 1)
+            return [
+                f"  to the next verdict ({s.budget:,} parameters, {' vs '.join(s.variants)} at "
+                f"{s.steps:,} steps): {h(left)} left by the cost model, its reporting runs "
+                f"counted at {seeds} seeds each (as the reporting seeds above say)"
+            ]
+    return []
+
+
 def plan_lines(p: Plan) -> list[str]:
     """:func:`plan` in words, one line each."""
     d, part = p.design, p.partition
@@ -432,6 +450,7 @@ def plan_lines(p: Plan) -> list[str]:
         f"needed them: {h(p.extension_core_hours)} more"
     )
     lines.append(f"  left: {runs - done} runs, {h(left)} by the cost model{at_measured}")
+    lines += _first_verdict_lines(p, h)
     for s in p.stages:
         who = "+".join(s.variants)
         lines.append(f"    {s.kind:6s} {s.budget:>9,} x {s.steps:>6,} steps {who:18s}"
