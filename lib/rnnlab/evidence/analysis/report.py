@@ -201,10 +201,16 @@ def format_provenance(prov: dict) -> str:
     )
     minutes = prov["total_wall_time_s"] / 60
     compute = f"{minutes:.1f} min" if minutes < 120 else f"{minutes / 60:.1f} h"
+    if prov["eval_runs"]:
+        runs = (
+            f"{len(prov['seeds'])} seeds {prov['seeds']}, {prov['eval_runs']} reported runs "
+            f"(+{prov['runs'] - prov['eval_runs']} tuning)"
+        )
+    else:  # a tuning figure: its runs choose settings and have no reporting seeds
+        runs = f"{prov['runs']} tuning runs (none reported)"
     return (
         f"{'/'.join(prov['lab'])}, profile {'/'.join(prov['profile'])}, "
-        f"{len(prov['seeds'])} seeds {prov['seeds']}, {prov['eval_runs']} reported runs "
-        f"(+{prov['runs'] - prov['eval_runs']} tuning), on {'; '.join(prov['devices'])}, "
+        f"{runs}, on {'; '.join(prov['devices'])}, "
         f"torch {'/'.join(prov['torch'])}, "
         f"run {prov['first_run'][:10]} to {prov['last_run'][:10]}, "
         f"{compute} of compute, commit {', '.join(commits)}"
