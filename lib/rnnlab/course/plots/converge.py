@@ -71,7 +71,7 @@ def converge_tuning_figure(
         handles.append(Line2D([], [], ls="", marker="x", color="0.3", label="each tuning seed"))
     handles.append(Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec="0.1",
                           label="chosen rate (grid finished)"))  # fmt: skip
-    axes[-1].legend(handles=handles, fontsize=7)
+    axes[-1].legend(handles=handles, fontsize=7, handlelength=3.5)  # long enough to show dashes
     fig.suptitle(title + "\n(mean over the two tuning seeds)", fontsize=10)
     source_note(fig, source)
     return fig
