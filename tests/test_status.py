@@ -227,9 +227,16 @@ def test_design_progress_counts_reporting_runs_only(tmp_path: Path) -> None:
     )
     assert not any(profile == "smoke" for _, profile in rows)
     assert ("scale-transfer", "reference") not in rows  # the map's transfer check has not run
+    # the convergence experiment: not run, its seeds undecided, so its count is a floor
+    cr = rows["converge", "reference"]
+    assert (cr["state"], cr["file"], cr["reporting"], cr["at_least"]) == ("not run", None, 0, True)
+    assert cr["expected"] > 0 and cr["command"].startswith("python -m rnnlab run-converge")
+    assert not any(r["at_least"] for key, r in rows.items() if key[0] != "converge")
 
     text = status.design_progress_text(tmp_path)
     assert "lab-b cpu" in text and "provisional" in text
+    assert f"0 of at least {cr['expected']} reporting runs" in text
+    assert "python -m rnnlab run-converge --profile reference --jobs 2" in text
     assert "python -m rnnlab reproduce --profile cpu --labs lab-b" in text
     assert "python -m rnnlab reproduce --profile cpu --labs lab-a" not in text  # complete
     table = status.design_progress_markdown(tmp_path)
@@ -245,6 +252,15 @@ def test_design_progress_of_the_committed_results_agrees_with_the_designs() -> N
     results = ROOT / "data" / "results"
     for row in status.design_progress(results):
         if row["file"] is None:
+            continue
+        if row["design"] == "converge":  # a staged design: its own progress rule
+            from rnnlab.evidence.converge_report import progress
+
+            records = load_results(results / row["file"])
+            p = progress(row["profile"], records)
+            assert (row["state"] == "complete") == p.final
+            assert (row["reporting"], row["expected"], row["runs"]) == (
+                p.have, p.wanted, len(records))  # fmt: skip
             continue
         if row["design"] == "scale":
             spec = sweep_spec(row["profile"])

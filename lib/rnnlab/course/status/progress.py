@@ -24,6 +24,11 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
     (``"complete"``, ``"provisional"`` or ``"not run"``), ``failed`` (runs that raised and have
     not succeeded since, from ``<file>.failed``) and ``command`` (the one that runs it,
     or resumes it: finished runs are skipped). Only a complete design gives final verdicts.
+
+    The convergence experiment (``"converge"``, :mod:`rnnlab.experiments.converge`) has a row
+    per profile too. Its reporting runs are those of the stages its data have decided so far
+    (:func:`rnnlab.evidence.converge_report.progress`); while its seed rule has not decided
+    every budget, ``expected`` is a floor and ``at_least`` is true (false in every other row).
     """
     from rnnlab.experiments import scale
     from rnnlab.experiments.labs import LABS
@@ -85,9 +90,38 @@ def design_progress(results_dir: str | Path | None = None) -> list[dict]:
                 "runs": len(records),
                 "reporting": present,
                 "expected": expected,
+                "at_least": False,
                 "state": state,
                 "failed": failed,
                 "command": command,
+            }
+        )
+    return rows + _converge_rows(folder)
+
+
+def _converge_rows(folder: Path) -> list[dict]:
+    """:func:`design_progress`'s rows of the convergence experiment, one per profile."""
+    from rnnlab.evidence import converge_report
+    from rnnlab.experiments.store import ResultsStore, load_results
+
+    rows = []
+    for profile in ("reference", "gpu"):
+        relative = Path("converge") / f"{profile}.jsonl"
+        path = folder / relative
+        records = load_results(path) if path.exists() else []
+        p = converge_report.progress(profile, records)
+        rows.append(
+            {
+                "design": "converge",
+                "profile": profile,
+                "file": relative.as_posix() if path.exists() else None,
+                "runs": len(records),
+                "reporting": p.have,
+                "expected": p.wanted,
+                "at_least": p.open_seeds,
+                "state": "complete" if p.final else "provisional" if records else "not run",
+                "failed": len(ResultsStore(path).failures()) if path.exists() else 0,
+                "command": f"python -m rnnlab run-converge --profile {profile} --jobs 2",
             }
         )
     return rows
@@ -100,7 +134,7 @@ def design_progress_markdown(results_dir: str | Path | None = None) -> str:
             "design": r["design"],
             "profile": r["profile"],
             "file": f"`{r['file']}`" if r["file"] else "none",
-            "reporting": f"{r['reporting']:,} of {r['expected']:,}",
+            "reporting": f"{r['reporting']:,} of {'at least ' * r['at_least']}{r['expected']:,}",
             "runs": f"{r['runs']:,}",
             "state": r["state"] if r["state"] != "provisional" else "**provisional**",
             "command": f"`{r['command']}`",
@@ -126,7 +160,8 @@ def design_progress_text(results_dir: str | Path | None = None) -> str:
     lines = ["Committed results in data/results/, against each design's reporting runs:"]
     for r in rows:
         name = f"{r['design']} {r['profile']}".ljust(width)
-        count = f"{r['reporting']:>4,} of {r['expected']:>4,} reporting runs"
+        expected = ("at least " if r["at_least"] else "") + f"{r['expected']:,}"
+        count = f"{r['reporting']:>4,} of {expected:>4} reporting runs"
         extra = f", {r['runs']:,} runs in {r['file']}" if r["file"] else ""
         if r["failed"]:
             extra += f"; {r['failed']} FAILED (errors in {r['file']}.failed)"
@@ -137,7 +172,9 @@ def design_progress_text(results_dir: str | Path | None = None) -> str:
         lines += [f"  {r['command']}" for r in unfinished]
     lines += [
         "",
-        "The scale map's plan (runs, core-hours, what is done and what remains):",
+        "The plans of the scale map and the convergence experiment (runs, core-hours, what is "
+        "done and what remains):",
         "  python -m rnnlab plan scale --profile reference",
+        "  python -m rnnlab plan converge --profile reference",
     ]
     return "\n".join(lines)
