@@ -34,6 +34,36 @@ def test_run_then_summarize(tmp_path, capsys):
     assert any(f"]: {v} at" in text for v in verdicts)
 
 
+def test_summarize_reads_every_results_file_the_course_commits(capsys):
+    """The scale map, its transfer control and the convergence experiment are not labs; their
+    files summarize as the Findings page states them, not as an error about lab names."""
+    from rnnlab.core.paths import results_dir
+    from rnnlab.evidence import converge_report, scalemap
+    from rnnlab.experiments.store import load_results
+
+    scale, control = (
+        results_dir() / "scale" / "reference.jsonl",
+        (results_dir() / "scale" / "reference-transfer.jsonl"),
+    )
+    converge = results_dir() / "converge" / "reference.jsonl"
+    assert main(["summarize", str(scale)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("== The scale map: claim (b) over budget x training length ==")
+    for line in scalemap.summary_lines(load_results(scale)):
+        assert line in text
+    assert main(["summarize", str(control)]) == 0  # alone: it says what to read it with
+    assert "summarize it with the map's file" in capsys.readouterr().out
+    assert main(["summarize", str(scale), str(control)]) == 0
+    text = capsys.readouterr().out
+    for line in scalemap.transfer_lines(load_results(scale), load_results(control)):
+        assert line in text
+    assert main(["summarize", str(converge)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("== Claim (b) at convergence ==")
+    for line in converge_report.report_lines("reference", load_results(converge)):
+        assert line in text
+
+
 def test_shard_and_merge(tmp_path, capsys):
     parts = [tmp_path / f"p{i}.jsonl" for i in (1, 2)]
     for i, p in enumerate(parts, start=1):

@@ -132,10 +132,47 @@ def _existing(paths: list[str]) -> list[str]:
     return paths
 
 
+def _design_summary(name: str, records: list[dict], others: list[dict]) -> list[str]:
+    """``summarize`` of the two designs that are not labs: the scale map (with its transfer
+    control, when that file is summarized with it) and the convergence experiment (per
+    profile), as the Findings page states them."""
+    from rnnlab.evidence import converge_report, scalemap
+    from rnnlab.experiments.scale import CONTROL_LAB
+
+    lines = [analysis.format_provenance(analysis.provenance(records))]
+    if name == "converge":
+        for profile in sorted({r["profile"] for r in records}):
+            recs = [r for r in records if r["profile"] == profile]
+            lines += [f"-- profile {profile} --", *converge_report.report_lines(profile, recs)]
+        return lines
+    if name == CONTROL_LAB and not any(r["lab"] == "scale" for r in others):
+        return lines + [
+            "the transfer control is read against the map: summarize it with the map's file "
+            "(e.g. python -m rnnlab summarize data/results/scale/reference.jsonl "
+            "data/results/scale/reference-transfer.jsonl)"
+        ]
+    if name == CONTROL_LAB:
+        return lines + scalemap.transfer_lines([r for r in others if r["lab"] == "scale"], records)
+    return lines + [f"{scalemap.status(records).text()}:", *scalemap.summary_lines(records)]
+
+
 def summarize_text(records: list[dict]) -> str:
-    """The text ``python -m rnnlab summarize`` prints: a table per lab and every verdict."""
+    """The text ``python -m rnnlab summarize`` prints: a table per lab and every verdict; for
+    the scale map and the convergence experiment, their verdicts as Findings states them."""
+    from rnnlab.experiments.scale import CONTROL_LAB
+
+    titles = {
+        "scale": "The scale map: claim (b) over budget x training length",
+        CONTROL_LAB: "The scale map's rate-transfer control",
+        "converge": "Claim (b) at convergence",
+    }
     lines = []
     for lab_name in sorted({r["lab"] for r in records}):
+        if lab_name in titles:
+            recs = [r for r in records if r["lab"] == lab_name]
+            lines.append(f"== {titles[lab_name]} ==")
+            lines += _design_summary(lab_name, recs, records)
+            continue
         lab = get_lab(lab_name)
         recs = [r for r in records if r["lab"] == lab_name]
         lines.append(f"== {lab.title} ==")
