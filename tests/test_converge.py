@@ -411,6 +411,19 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     assert f"**{last.effect.verdict}** ({last.effect.n_seeds} seeds, " in clause
     assert converge_report.progress("smoke", records).final
     assert converge_report.answer_clause("smoke", []) is None
+    # the curves figure's runs: each variant's reporting runs of each length's tuned setting
+    d = converge.design("smoke")
+    runs = converge_report.reporting_runs("smoke", records, 12_000)
+    assert list(runs) == [v.name for v in d.variants]
+    for v in d.variants:
+        for steps, rs in runs[v.name].items():
+            key = converge.chosen(d, 12_000, v, steps, records).key
+            seeds = converge.report_seeds(d, 12_000, (v.name,), records)
+            assert [r["seed"] for r in rs] == sorted(seeds)
+            assert all(r["role"] == "eval" and r["experiment_key"] == key for r in rs)
+    assert converge_report.reporting_runs("smoke", [], 12_000) == {}
+    with pytest.raises(ValueError, match="budget must be one of"):
+        converge_report.reporting_runs("smoke", records, 13_000)
     from types import SimpleNamespace
 
     from rnnlab.course.answer import convergence_caveat

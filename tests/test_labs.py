@@ -308,7 +308,9 @@ def test_provenance_sentence_keeps_the_dirty_mark_and_counts_long_compute_in_hou
     assert f"commit {'a' * 10}, {'a' * 10}+dirty, {'b' * 10}+dirty" in text
     assert "3.0 h of compute" in text
     assert "60.0 min of compute" in format_provenance(provenance(runs[:1]))
-    assert "2 seeds [0, 1], 3 reported runs (+0 tuning)" in text
+    assert text.split(", on ")[0].endswith("2 seeds [0, 1], 3 reported runs")  # no "+0 tuning"
+    mixed = format_provenance(provenance([*runs, {**runs[0], "role": "tune"}]))
+    assert "2 seeds [0, 1], 3 reported runs (+1 tuning)" in mixed
     tuning = [{**r, "role": "tune"} for r in runs]  # a tuning figure: no reporting seeds
     assert "3 tuning runs (none reported)" in format_provenance(provenance(tuning))
     assert "seeds []" not in format_provenance(provenance(tuning))

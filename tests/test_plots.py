@@ -190,3 +190,42 @@ def test_converge_tuning_figure_draws_a_panel_per_variant_and_circles_finished_c
         plots.converge_tuning_figure(rows[3:], title="t")
     with pytest.raises(ValueError, match="at least one tuning run"):
         figure_text.converge_tuning_alt(rows[3:])
+
+
+def _eval_run(seed: int, steps: int, final: float) -> dict:
+    """A reporting run whose validation falls linearly to ``final`` over ``steps``."""
+    curves = [{"step": s, "val": final + 0.5 * (1 - s / steps)} for s in range(400, steps + 1, 400)]
+    return {"role": "eval", "seed": seed, "metrics": {"val": final}, "curves": curves}
+
+
+def test_converge_curves_figure_draws_each_length_and_what_doubling_gained() -> None:
+    from rnnlab.course import figure_text
+
+    runs = {
+        "L1": {16_000: [_eval_run(0, 16_000, 1.70), _eval_run(1, 16_000, 1.68)],
+               8_000: [_eval_run(0, 8_000, 1.73), _eval_run(1, 8_000, 1.70)]},
+        "L2": {16_000: [_eval_run(0, 16_000, 1.66)]},
+        "L4-plain": {},  # no reporting run yet: no panel
+    }  # fmt: skip
+    fig = plots.converge_curves_figure(runs, title="t", source="s")
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["L1 (2 seeds)", "L2 (1 seed)"]
+    assert axes[0].get_xlabel() == "training step" and "bits per character" in axes[0].get_ylabel()
+    styles = {ln.get_linestyle() for ln in axes[0].get_lines() if len(ln.get_xdata()) > 1}
+    assert styles == {"-", "--"}  # the longest length solid, the shorter dashed
+    (note,) = [t.get_text() for t in axes[0].texts]
+    # the rule's quantity: the mean over paired seeds of val at 8,000 minus val at 16,000
+    assert "8,000 \N{RIGHTWARDS ARROW} 16,000: gain +0.025 (2 seeds)" in note
+    assert "gain < 0.01" in note and not axes[1].texts  # L2 has one length: nothing to compare
+    # the y axis starts below every final interval and ends above the late means
+    low, high = axes[0].get_ylim()
+    assert low < 1.66 and high >= 1.70 + 0.5 * 0.75
+    alt = figure_text.converge_curves_alt(runs)
+    assert "L1: 16,000 steps, 2 seeds, final 1.690 (seeds 1.680-1.700)" in alt
+    assert "doubling 8,000 to 16,000 steps gains 0.025" in alt
+    assert "L2: 16,000 steps, 1 seed, final 1.660." in alt and "L4-plain" not in alt
+    for bad in ({}, {"L1": {}}):
+        with pytest.raises(ValueError, match="at least one reporting run"):
+            plots.converge_curves_figure(bad, title="t")
+        with pytest.raises(ValueError, match="at least one reporting run"):
+            figure_text.converge_curves_alt(bad)

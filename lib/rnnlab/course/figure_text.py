@@ -291,6 +291,37 @@ def converge_tuning_alt(rows: Sequence[dict], records: Sequence[dict] = ()) -> s
     )
 
 
+def converge_curves_alt(runs: dict[str, dict[int, list[dict]]]) -> str:
+    """Alt text of :func:`rnnlab.course.plots.converge_curves_figure` for the same ``runs``: per
+    variant and length, the seeds, the mean final validation and the seeds' range, and what
+    doubling the training gained."""
+    from rnnlab.course.plots.converge import doubling_gains
+
+    parts = []
+    for name, by in runs.items():
+        lens = []
+        for steps, rs in sorted(by.items(), reverse=True):
+            if not rs:
+                continue
+            vals = sorted(float(r["metrics"]["val"]) for r in rs)
+            spread = f" (seeds {vals[0]:.3f}-{vals[-1]:.3f})" if len(vals) > 1 else ""
+            lens.append(f"{steps:,} steps, {len(vals)} seed{'s' * (len(vals) > 1)}, final "
+                        f"{sum(vals) / len(vals):.3f}{spread}")  # fmt: skip
+        if not lens:
+            continue
+        gains = [f"doubling {h:,} to {n:,} steps gains {g:.3f}" for h, n, g, _ in
+                 doubling_gains({n: rs for n, rs in by.items() if rs})]  # fmt: skip
+        parts.append(f"{name}: " + "; ".join(lens + gains))
+    if not parts:
+        raise ValueError("runs must hold at least one reporting run")
+    return (
+        "Panels, one per variant, of validation bits per character against the training step: "
+        "for each training length the mean over the reporting seeds as a line (one line style "
+        "per length), their range as a band and the mean final score as a dot with its 95% "
+        "interval. " + ". ".join(parts) + "."
+    )
+
+
 # --- the design chapter: what depth costs ---------------------------------------------------------
 
 

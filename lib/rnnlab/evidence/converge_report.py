@@ -103,6 +103,27 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
 
 
+def reporting_runs(
+    profile: str, records: Sequence[dict], budget: int
+) -> dict[str, dict[int, list[dict]]]:
+    """The reporting runs at ``budget`` as the curves figure draws them
+    (:func:`rnnlab.course.plots.converge_curves_figure`): per variant, per length, the runs of
+    that length's tuned setting (:func:`rnnlab.experiments.converge.chosen`), by seed.
+    Variants and lengths without a reporting run are left out; a budget not in the design
+    raises ValueError."""
+    d = converge.design_for(profile, records)
+    if budget not in d.budgets:
+        raise ValueError(f"budget must be one of {list(d.budgets)}, got {budget}")
+    out: dict[str, dict[int, list[dict]]] = {}
+    for v in d.variants:
+        for steps in sorted(d.family):
+            e = converge.chosen(d, budget, v, steps, records)
+            runs = _evals(records, e.key) if e is not None else {}
+            if runs:
+                out.setdefault(v.name, {})[steps] = [runs[s] for s in sorted(runs)]
+    return out
+
+
 @dataclass(frozen=True)
 class Progress:
     """How far the design's reporting runs have come: ``have`` of ``wanted`` in the stages

@@ -25,6 +25,8 @@ hardware, seeds and date of the results, printed under the figure):
 - :func:`scale_map_overview`: the scale map at a glance: where each side leads, and how sure we are.
 - :func:`converge_tuning_figure`: the convergence experiment's tuning, validation against the
   learning rate per variant and dropout.
+- :func:`converge_curves_figure`: its reporting runs' validation along training, per variant and
+  length, with what doubling the training gained.
 
 What depth costs (the design chapter):
 
@@ -41,7 +43,7 @@ plots.depth_comparison_figure(...)`` works.
 
 from __future__ import annotations
 
-from rnnlab.course.plots.converge import converge_tuning_figure
+from rnnlab.course.plots.converge import converge_curves_figure, converge_tuning_figure
 from rnnlab.course.plots.counting import halving_ratio_figure, param_count_vs_width
 from rnnlab.course.plots.depth_cost import critical_path_figure, depth_cost_figure
 from rnnlab.course.plots.results import (
@@ -64,6 +66,7 @@ from rnnlab.course.plots.style import (
 )
 
 __all__ = [
+    "converge_curves_figure",
     "converge_tuning_figure",
     "critical_path_figure",
     "curve_gap_figure",

@@ -1,14 +1,19 @@
-"""The convergence experiment's tuning at a glance (:func:`converge_tuning_figure`): validation
-bits per character against the learning rate, per variant and dropout, so a reader can see that
-each chosen rate is an interior optimum of its own grid."""
+"""The convergence experiment at a glance.
+
+- :func:`converge_tuning_figure`: validation bits per character against the learning rate, per
+  variant and dropout, so a reader can see that each chosen rate is an interior optimum of its
+  own grid.
+- :func:`converge_curves_figure`: the reporting runs' validation along training, per variant and
+  length, with what doubling the training gained (the convergence rule's reading)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from rnnlab.course.plots.style import LAYER_COLORS, source_note
+from rnnlab.course.plots.style import LAYER_COLORS, count_formatter, source_note
 
 #: Line style per dropout setting of the regularisation control.
 DROPOUT_STYLES = {0.0: "-", 0.2: "--"}
@@ -73,5 +78,109 @@ def converge_tuning_figure(
                           label="chosen rate (grid finished)"))  # fmt: skip
     axes[-1].legend(handles=handles, fontsize=7, handlelength=3.5)  # long enough to show dashes
     fig.suptitle(title + "\n(mean over the two tuning seeds)", fontsize=10)
+    source_note(fig, source)
+    return fig
+
+
+def doubling_gains(by_length: dict[int, list[dict]]) -> list[tuple[int, int, float, int]]:
+    """``(half, steps, mean gain, seeds)`` for each length whose half length also ran: the mean
+    over the seeds at both lengths of validation at ``half`` minus validation at ``steps``
+    (> 0: the longer training is better), as the convergence rule reads it."""
+    out = []
+    for steps, runs in sorted(by_length.items()):
+        half = by_length.get(steps // 2)
+        if not half:
+            continue
+        a = {r["seed"]: float(r["metrics"]["val"]) for r in half}
+        b = {r["seed"]: float(r["metrics"]["val"]) for r in runs}
+        seeds = sorted(set(a) & set(b))
+        if seeds:
+            gain = sum(a[s] - b[s] for s in seeds) / len(seeds)
+            out.append((steps // 2, steps, gain, len(seeds)))
+    return out
+
+
+def _mean_curve(runs: Sequence[dict]) -> tuple[list[int], list[float], list[float], list[float]]:
+    """Steps every run evaluated at, and the mean, minimum and maximum validation there."""
+    curves = [{int(c["step"]): float(c["val"]) for c in r.get("curves", ()) if "val" in c}
+              for r in runs]  # fmt: skip
+    steps = sorted(set.intersection(*(set(c) for c in curves))) if curves else []
+    vals = [[c[s] for c in curves] for s in steps]
+    return steps, [sum(v) / len(v) for v in vals], [min(v) for v in vals], [max(v) for v in vals]
+
+
+def converge_curves_figure(
+    runs: dict[str, dict[int, list[dict]]], *, title: str, source: str = "", margin: float = 0.01
+) -> Figure:
+    """Validation bits/char along training for the convergence experiment's reporting runs at
+    one budget: one panel per variant (shared y axis, so depths compare across panels), one line
+    style per training length. Each line is the mean over the reporting seeds, the band their
+    range, and the dot at the end the mean final score with its 95% t interval. The schedule is
+    warmup-stable-decay, so a shorter length leaves the longer run at the start of its cool-down
+    and drops there. Each panel prints what doubling the training gained (the quantity the
+    declared convergence rule compares with ``margin``), over the seeds at both lengths.
+
+    ``runs`` is :func:`rnnlab.evidence.converge_report.reporting_runs`'s mapping (variant ->
+    length -> records). The y axis starts below the best score and ends at the highest mean
+    after a quarter of the longest training: the first steps lie above it. Raises ValueError
+    when ``runs`` holds no run."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from rnnlab.evidence.stats import summarize
+
+    have = {v: {n: rs for n, rs in by.items() if rs} for v, by in runs.items()}
+    have = {v: by for v, by in have.items() if by}
+    if not have:
+        raise ValueError("runs must hold at least one reporting run")
+    lengths = sorted({n for by in have.values() for n in by}, reverse=True)
+    styles = dict(zip(lengths, ("-", "--", ":", "-."), strict=False))
+    fig = Figure(figsize=(3.4 * len(have) + 0.6, 3.8), layout="constrained")
+    axes = fig.subplots(1, len(have), sharey=True, squeeze=False)[0]
+    low, high = math.inf, -math.inf
+    for k, (ax, (name, by)) in enumerate(zip(axes, have.items(), strict=True)):
+        color = LAYER_COLORS[k % len(LAYER_COLORS)]
+        for steps, rs in sorted(by.items(), reverse=True):
+            xs, mean, lo, hi = _mean_curve(rs)
+            if xs:
+                ax.plot(xs, mean, ls=styles[steps], color=color, lw=1.6)
+                if len(rs) > 1:
+                    ax.fill_between(xs, lo, hi, color=color, alpha=0.15, lw=0)
+                late = [m for x, m in zip(xs, mean, strict=True) if x >= lengths[0] / 4]
+                high = max([high, *late])
+                low = min([low, *lo])
+            final = summarize([float(r["metrics"]["val"]) for r in rs])
+            if final.n > 1:
+                ax.errorbar([steps], [final.mean], yerr=[[final.mean - final.ci_low],
+                            [final.ci_high - final.mean]], fmt="o", color=color, ms=5,
+                            capsize=3)  # fmt: skip
+                low = min(low, final.ci_low)
+            else:
+                ax.plot([steps], [final.mean], "o", color=color, ms=5)
+                low = min(low, final.mean)
+            high = max(high, final.mean)
+        notes = [f"{h:,} \N{RIGHTWARDS ARROW} {n:,}: gain {g:+.3f} ({s} seed{'s' * (s > 1)})"
+                 for h, n, g, s in doubling_gains(by)]  # fmt: skip
+        if notes:
+            notes.append(f"(converged: gain < {margin:g})")
+            ax.text(0.97, 0.96, "\n".join(notes), transform=ax.transAxes, ha="right", va="top",
+                    fontsize=7, bbox={"fc": "white", "ec": "0.8", "alpha": 0.9})  # fmt: skip
+        seeds = sorted({len(rs) for rs in by.values()})
+        ax.set_title(f"{name} ({'-'.join(map(str, seeds))} seed{'s' * (max(seeds) > 1)})",
+                     fontsize=10)  # fmt: skip
+        ax.set_xlabel("training step")
+        ax.xaxis.set_major_formatter(count_formatter())
+        ax.grid(alpha=0.3)
+    if high > low:
+        pad = 0.06 * (high - low)
+        axes[0].set_ylim(low - pad, high + pad)
+    axes[0].set_ylabel("validation bits per character\n(lower is better)")
+    handles = [Line2D([], [], color="0.3", ls=styles[n], label=f"{n:,} steps") for n in lengths]
+    handles += [
+        Patch(color="0.3", alpha=0.15, label="range over seeds"),
+        Line2D([], [], color="0.3", marker="o", ls="", label="final, 95% interval"),
+    ]
+    axes[-1].legend(handles=handles, fontsize=7, handlelength=3.5, loc="lower left")
+    fig.suptitle(title + "\n(reporting runs: mean over seeds)", fontsize=10)
     source_note(fig, source)
     return fig

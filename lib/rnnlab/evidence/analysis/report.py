@@ -202,9 +202,9 @@ def format_provenance(prov: dict) -> str:
     minutes = prov["total_wall_time_s"] / 60
     compute = f"{minutes:.1f} min" if minutes < 120 else f"{minutes / 60:.1f} h"
     if prov["eval_runs"]:
-        runs = (
-            f"{len(prov['seeds'])} seeds {prov['seeds']}, {prov['eval_runs']} reported runs "
-            f"(+{prov['runs'] - prov['eval_runs']} tuning)"
+        tuning = prov["runs"] - prov["eval_runs"]
+        runs = f"{len(prov['seeds'])} seeds {prov['seeds']}, {prov['eval_runs']} reported runs" + (
+            f" (+{tuning} tuning)" if tuning else ""
         )
     else:  # a tuning figure: its runs choose settings and have no reporting seeds
         runs = f"{prov['runs']} tuning runs (none reported)"
