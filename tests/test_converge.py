@@ -19,6 +19,7 @@ from rnnlab.core.tasks.heldout import file_part, heldout_sizes
 from rnnlab.evidence.convergence_stats import (
     paired_file_effect,
 )
+from rnnlab.evidence.stats import VERDICTS_V2
 from rnnlab.experiments import converge
 from rnnlab.experiments.converge import staging
 from rnnlab.experiments.experiment import (
@@ -391,8 +392,10 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     for c in cells:
         seeds = converge.report_seeds(converge.design("smoke"), c.budget, ("L1", "L2"), records)
         assert seeds is not None and c.effect.n_seeds == len(seeds) >= 2
-        assert c.effect.verdict in (
-            "supported", "contradicted", "equivalent", "inconclusive")  # fmt: skip
+        # smoke models of 20-40 steps score worse than the unigram model: they failed to train,
+        # and their comparison says so instead of a verdict
+        assert c.effect.verdict in VERDICTS_V2
+        assert (c.effect.verdict == "not informative") == ("failed to train" in c.reason)
         (line,) = [
             x
             for x in lines
@@ -422,6 +425,20 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
             assert [r["seed"] for r in rs] == sorted(seeds)
             assert all(r["role"] == "eval" and r["experiment_key"] == key for r in rs)
     assert converge_report.reporting_runs("smoke", [], 12_000) == {}
+    # a deep model whose best checkpoint is its first failed to train: the comparison counts
+    # neither way, says why, and leaves the Holm family
+    key = runs["L2"][max(runs["L2"])][0]["experiment_key"]
+    failed = [
+        {**r, "metrics": {**r["metrics"], "best_step": 1}} if r["experiment_key"] == key else r
+        for r in records
+    ]
+    (bad,) = [c for c in converge_report.results("smoke", failed) if c.steps == max(runs["L2"])]
+    assert bad.effect.verdict == "not informative" and math.isnan(bad.effect.p_diff_adjusted)
+    assert bad.reason.startswith("L2 failed to train (best checkpoint at ")
+    (line,) = [x for x in converge_report.report_lines("smoke", failed)
+               if x.startswith(f"- 12,000 parameters, {bad.steps:,} steps, L2 - L1")]  # fmt: skip
+    assert f"windows): **not informative**: {bad.reason}; " in line and "Holm" not in line
+    assert f"**not informative** ({bad.reason}; " in converge_report.answer_clause("smoke", failed)
     with pytest.raises(ValueError, match="budget must be one of"):
         converge_report.reporting_runs("smoke", records, 13_000)
     from types import SimpleNamespace
@@ -679,3 +696,44 @@ def test_findings_show_the_gpu_profile_beside_the_reference_once_it_has_runs(tmp
     assert f"{len(real.splitlines())} runs in all (" in gpu
     assert "process-hours on the GPU" in gpu and "core-hours" not in gpu
     assert "--profile gpu` resumes it" in gpu
+
+
+def test_a_model_that_failed_to_train_makes_a_comparison_count_neither_way():
+    from rnnlab.evidence.analysis import baseline_of
+    from rnnlab.evidence.convergence_stats import failed_to_train
+
+    # the reference profile's first reporting runs: one layer at 160K parameters, 16,000 steps
+    records = load_results("data/results/converge/reference.jsonl")
+    l1 = [r for r in records if r["role"] == "eval" and r["num_layers"] == 1
+          and r["experiment"]["labels"]["steps"] == 16_000]  # fmt: skip
+    assert len(l1) >= 2
+
+    def like(runs, **metrics):
+        return [{**r, "metrics": {**r["metrics"], **metrics}} for r in runs]
+
+    best = min(statistics.mean(r["metrics"]["test"] for r in rs) for rs in (l1,))
+    chance = baseline_of(min(l1, key=lambda r: r["seed"])).chance
+    assert 4.0 < chance < 5.0  # the unigram model of the held-out files, in bits/char
+    assert failed_to_train({"L1": l1, "L2": like(l1, test=best - 0.02)}, [], 0.01) == ""
+    # a quarter of the best model's gain over the unigram model is the declared threshold
+    just_under = chance - 0.24 * (chance - best)
+    reason = failed_to_train({"L1": l1, "L4-plain": like(l1, test=just_under)}, [], 0.01)
+    assert reason.startswith(f"L4-plain failed to train ({just_under:.3f}: 24% of the best")
+    assert f"over the unigram model, {chance:.3f})" in reason
+    assert failed_to_train({"L1": l1, "L2": like(l1, test=chance - 0.26 * (chance - best))},
+                           [], 0.01) == ""  # fmt: skip
+    # the best model may be a third variant of the same budget and length (the family)
+    better = like(l1, test=best - 1.0)
+    assert "L2 failed to train" in failed_to_train(
+        {"L1": l1, "L2": like(l1, test=chance - 0.3 * (chance - best))}, [better], 0.01
+    )
+    # a best checkpoint in the first tenth of training, on the median seed
+    early = like(l1, best_step=800)
+    assert failed_to_train({"L1": l1, "L2": early}, [], 0.01) == (
+        "L2 failed to train (best checkpoint at 5% of training on the median seed)"
+    )
+    # a warmup-stable-decay run makes much of its gain in the cool-down: not "far from
+    # convergence" (this experiment's own convergence rule decides that)
+    assert "far from convergence" not in failed_to_train({"L1": l1, "L2": l1}, [], 0.01)
+    with pytest.raises(ValueError, match="models must give every model"):
+        failed_to_train({"L1": l1, "L2": []}, [], 0.01)

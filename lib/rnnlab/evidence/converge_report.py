@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 from rnnlab.core.config import own_wall_time_s
 from rnnlab.evidence.analysis import fmt_ci
-from rnnlab.evidence.convergence_stats import FileEffect, judge_budgets, paired_file_effect
+from rnnlab.evidence.convergence_stats import (
+    FileEffect,
+    failed_to_train,
+    judge_budgets,
+    paired_file_effect,
+)
+from rnnlab.evidence.stats import NOT_INFORMATIVE
 from rnnlab.experiments import converge
 from rnnlab.experiments.experiment import TUNE_SEEDS
 
@@ -39,6 +45,7 @@ class CellResult:
     converged: dict  # variant name -> True / False / None (the rule at this length)
     dropout: dict  # variant name -> chosen dropout
     wide: str = "L1"
+    reason: str = ""  # why it counts neither way (a model failed to train), or ""
 
 
 TRAINABLE, PLAIN = "L4-res-LN", "L4-plain"
@@ -63,7 +70,9 @@ def _evals(records: Sequence[dict], key: str) -> dict[int, dict]:
 
 def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     """Every comparison of :func:`comparisons` with at least two paired reporting seeds,
-    Holm-corrected across the budgets of each (comparison, length)."""
+    Holm-corrected across the budgets of each (comparison, length). A comparison with a model
+    that failed to train (:func:`rnnlab.evidence.convergence_stats.failed_to_train`) is
+    labelled *not informative*, with its ``reason``, and left out of the correction."""
     from dataclasses import replace
 
     d = converge.design_for(profile, records)
@@ -81,6 +90,10 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
                 if len(set(a) & set(b)) < 2:
                     continue
                 names = (wide_name, deep_name)
+                family = [list(_evals(records, e.key).values()) for e in tuned.values() if e]
+                reason = failed_to_train(
+                    {wide_name: list(a.values()), deep_name: list(b.values())}, family, d.margin
+                )
                 raw.append(
                     CellResult(
                         budget,
@@ -93,11 +106,16 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
                         },  # fmt: skip
                         {wide_name: wide.dropout, deep_name: deep.dropout},
                         wide_name,
+                        reason,
                     )
                 )
-    out = []
+    out = [
+        replace(c, effect=replace(c.effect, verdict=NOT_INFORMATIVE, p_diff_adjusted=math.nan))
+        for c in raw
+        if c.reason
+    ]
     for family in {(c.wide, c.deep, c.steps) for c in raw}:
-        group = [c for c in raw if (c.wide, c.deep, c.steps) == family]
+        group = [c for c in raw if (c.wide, c.deep, c.steps) == family and not c.reason]
         judged = judge_budgets([c.effect for c in group])
         out += [replace(c, effect=e) for c, e in zip(group, judged, strict=True)]
     return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
@@ -178,7 +196,8 @@ def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
     return "; ".join(
         f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
         f"{fmt_ci(c.effect.effect, c.effect.ci_low, c.effect.ci_high)} bits/char, "
-        f"**{c.effect.verdict}** ({c.effect.n_seeds} seeds, {_state(c.converged)})"
+        f"**{c.effect.verdict}** ({c.reason + '; ' if c.reason else ''}{c.effect.n_seeds} "
+        f"seeds, {_state(c.converged)})"
         for c in sorted(longest.values(), key=lambda c: (c.budget, c.deep))
     )
 
@@ -361,8 +380,13 @@ def report_lines(
         lines.append(
             f"- {c.budget:,} parameters, {c.steps:,} steps, {c.deep} - {c.wide}: "
             f"{fmt_ci(e.effect, e.ci_low, e.ci_high)} bits/char (> 0: {c.deep} better; "
-            f"{e.n_seeds} seeds x {e.n_files} held-out files, {e.test_windows:,} windows; "
-            f"Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; {drops}; {conv}."
+            f"{e.n_seeds} seeds x {e.n_files} held-out files, {e.test_windows:,} windows"
+            + (
+                f"): **{e.verdict}**: {c.reason}; "
+                if c.reason
+                else f"; Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; "
+            )  # fmt: skip
+            + f"{drops}; {conv}."
         )
     lines += control_lines(d, records)
     lines += map_lines(d, scale_records)

@@ -18,6 +18,15 @@ every window of every held-out test file and stores the bits/char per file
   bits/char), with
   Holm's correction across the budgets of one depth comparison (:func:`judge_budgets`).
 
+**What a comparison can show** (:func:`failed_to_train`, added on 2026-12-05, before any
+comparison had two paired reporting seeds): a comparison with a model that *failed to train*,
+by the thresholds the whole course declared (:mod:`rnnlab.evidence.stats.fit`: under a quarter
+of the best variant's gain over the unigram model, or its best validation checkpoint in the
+first tenth of training on the median seed), counts neither way: it is labelled *not
+informative*, with the reason, and left out of Holm's correction. The scale map's third check,
+*far from convergence*, is not applied: this experiment's declared convergence rule replaces it
+(and a warmup-stable-decay run makes much of its gain in the cool-down at the end, by design).
+
 **The resolution** (:func:`rnnlab.experiments.resolution.resolution`): the half-width of that
 interval, i.e. the smallest
 effect the design can declare non-zero; the plan prints it before the runs from the spread
@@ -50,6 +59,7 @@ __all__ = [
     "FileEffect",
     "paired_file_effect",
     "judge_budgets",
+    "failed_to_train",
 ]
 
 
@@ -140,3 +150,37 @@ def judge_budgets(effects: Sequence[FileEffect], alpha: float = 0.05) -> list[Fi
             verdict = "equivalent"
         out.append(replace(e, verdict=verdict, p_diff_adjusted=pd))
     return out
+
+
+def failed_to_train(
+    models: Mapping[str, Sequence[dict]], family: Sequence[Sequence[dict]], margin: float
+) -> str:
+    """Why a comparison of ``models`` (name -> reporting runs, one per seed) counts neither way,
+    or ``""`` when it can: each model that *failed to train*
+    (:func:`rnnlab.evidence.stats.not_informative_reason`'s first check), against the unigram
+    model of the test files (:func:`rnnlab.evidence.analysis.baseline_of`) and the best mean
+    test score of any model in ``family`` (every variant's reporting runs at the same budget
+    and length; ``models`` count as part of it). The far-from-convergence check is skipped
+    (see the module docstring)."""
+    from dataclasses import replace
+
+    from rnnlab.evidence.analysis import baseline_of, model_fit
+
+    groups = [list(rs) for rs in (*models.values(), *family) if rs]
+    if not models or not all(models.values()):
+        raise ValueError("models must give every model at least one reporting run")
+    first = min(next(iter(models.values())), key=lambda r: r["seed"])
+    base = baseline_of(first)
+    best = min(sum(float(r["metrics"]["test"]) for r in rs) / len(rs) for rs in groups)
+    fit = stats.CellFit(
+        models=tuple(
+            replace(model_fit(name, rs), last_quarter_share=math.nan) for name, rs in models.items()
+        ),
+        higher_is_better=False,
+        chance=base.chance,
+        ceiling=base.ceiling,
+        best=best,
+        margin=margin,
+        baseline=base.name,
+    )
+    return stats.not_informative_reason(fit)
