@@ -68,18 +68,33 @@ def test_the_lead_says_no_more_than_each_depth_s_verdicts(scale_map):
         n = len(cells)
         if lost:
             said = f"all {n}" if lost == n else f"{lost} of {n}"
-            assert f"{answer.NUMBER_WORDS[deep]} layers lose to one in {said}" in lead
+            assert f"{answer.NUMBER_WORDS[deep]} plain layers lose to one in {said}" in lead
     deep = min(scale_map.cells)
     cells = scale_map.cells[deep]
     same = [replace(c, comparison=replace(c.comparison, verdict="equivalent")) for c in cells]
     m = replace(scale_map, cells={**scale_map.cells, deep: same})
     assert (
-        f"{answer.NUMBER_WORDS[deep]} layers match one in all {len(cells)}"
+        f"{answer.NUMBER_WORDS[deep]} plain layers match one in all {len(cells)}"
         in (answer.headline({}, m)[0])
     )
     half = same[: len(cells) // 2] + cells[len(cells) // 2 :]
     m = replace(scale_map, cells={**scale_map.cells, deep: half})
     assert f"match one in {len(cells) // 2} of {len(cells)}" in answer.headline({}, m)[0]
+
+
+def test_the_words_say_plain_stacks_only_where_every_stack_of_the_map_is_plain(scale_map):
+    # what a plain deep stack loses may be trainability (claims d1, d2), so the answer names it
+    assert scale_map.plain
+    lead = answer.headline({}, scale_map)[0]
+    assert "a stack of narrow plain LSTM layers beats one wide layer" in lead
+    assert "Python source, plain stacks, " in answer.map_scale(scale_map)
+    assert answer.deep_bullet(scale_map, 4).startswith("Four plain layers ")
+    one = next(r for r in scale_map.records if r.get("role") == "eval")
+    residual = {**one, "model": {**one["model"], "residual": True, "layer_norm": True}}
+    mixed = replace(scale_map, records=(*scale_map.records, residual))
+    assert not mixed.plain and mixed.layers(4) == "four layers"
+    assert "plain" not in answer.headline({}, mixed)[0]
+    assert not replace(scale_map, records=()).plain
 
 
 def test_a_new_verdict_label_is_counted_not_dropped(scale_map):

@@ -79,6 +79,20 @@ class ScaleMap:
     def seeds(self) -> int:
         return min((c.comparison.n for v in self.cells.values() for c in v), default=0)
 
+    @property
+    def plain(self) -> bool:
+        """Every stack of the map is plain (no residual connections, LayerNorm or projection),
+        read from its runs' models: then the words say "plain layers", since what a plain
+        deep stack loses may be trainability (claims d1, d2), not depth itself."""
+        models = [r.get("model", {}) for r in self.records if r.get("role") == "eval"]
+        return bool(models) and not any(
+            m.get("residual") or m.get("layer_norm") or m.get("proj_size") for m in models
+        )
+
+    def layers(self, deep: int) -> str:
+        """``"four plain layers"`` (``"four layers"`` where the map is not all plain)."""
+        return f"{NUMBER_WORDS.get(deep, str(deep))} {'plain ' * self.plain}layers"
+
 
 def scale_map(results_dir: str | Path) -> ScaleMap:
     """Read ``<results_dir>/scale/reference.jsonl`` into a :class:`ScaleMap` (empty if absent)."""
@@ -174,18 +188,18 @@ def deep_bullet(m: ScaleMap, deep: int) -> str:
     won = sum(c.comparison.verdict == "supported" for c in cells)
     lost = sum(c.comparison.verdict == "contradicted" for c in cells)
     ahead = sum(c.comparison.effect > 0 for c in cells)
-    name = NUMBER_WORDS.get(deep, str(deep)).capitalize()
+    name = m.layers(deep).capitalize()
     tally = _tally([c.comparison.verdict for c in cells])
     if not won and lost * 2 >= n:
         text = (
-            f"{name} layers lose clearly: width's lead is decided in {lost} of {n} cells, "
+            f"{name} lose clearly: width's lead is decided in {lost} of {n} cells, "
             f"depth's in none ({tally})"
         )
     elif not won and not lost:
-        text = f"{name} layers against one: no cell is decided ({tally})"
+        text = f"{name} against one: no cell is decided ({tally})"
     else:
         text = (
-            f"{name} layers against one: decided for depth in {won} and for width in {lost} "
+            f"{name} against one: decided for depth in {won} and for width in {lost} "
             f"of {n} cells ({tally})"
         )
     if ahead == 0:
@@ -216,7 +230,7 @@ def _depth_words(m: ScaleMap, deep: int) -> str:
         if k:
             words = DEPTH_VERDICT_WORDS.get(verdict, f"are {verdict}")
             parts.append(f"{words} in {f'all {n}' if k == n else f'{k} of {n}'}")
-    return f"{NUMBER_WORDS.get(deep, str(deep))} layers {' and '.join(parts)}"
+    return f"{m.layers(deep)} {' and '.join(parts)}"
 
 
 def map_scale(m: ScaleMap) -> str:
@@ -224,7 +238,7 @@ def map_scale(m: ScaleMap) -> str:
     b, s = m.budgets, m.lengths
     state = "" if m.complete else ", provisional: the map is incomplete"
     return (
-        f"character LMs on Python source, {b[0]:,}-{b[-1]:,} parameters, {s[0]:,}-{s[-1]:,} "
+        f"character LMs on Python source, {'plain stacks, ' * m.plain}{b[0]:,}-{b[-1]:,} parameters, {s[0]:,}-{s[-1]:,} "
         f"training steps, {m.seeds} seeds per cell{state}"
     )
 
@@ -304,8 +318,8 @@ def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
     else:
         n = sum(len(v) for v in m.cells.values())
         lead = (
-            f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, a stack of narrow LSTM "
-            "layers beats one wide layer with the same number of parameters in none of the "
+            f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, a stack of narrow "
+            f"{'plain ' * m.plain}LSTM layers beats one wide layer with the same number of parameters in none of the "
             f"scale map's {n} cells:** {'; '.join(_depth_words(m, d) for d in sorted(m.cells))}."
         )
     out = [f"{lead} Measured on the scale map ({map_scale(m)}):", ""]
