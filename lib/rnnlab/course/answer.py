@@ -238,8 +238,8 @@ def map_scale(m: ScaleMap) -> str:
     b, s = m.budgets, m.lengths
     state = "" if m.complete else ", provisional: the map is incomplete"
     return (
-        f"character LMs on Python source, {'plain stacks, ' * m.plain}{b[0]:,}-{b[-1]:,} parameters, {s[0]:,}-{s[-1]:,} "
-        f"training steps, {m.seeds} seeds per cell{state}"
+        f"character LMs on Python source, {'plain stacks, ' * m.plain}{b[0]:,}-{b[-1]:,} "
+        f"parameters, {s[0]:,}-{s[-1]:,} training steps, {m.seeds} seeds per cell{state}"
     )
 
 
@@ -317,10 +317,11 @@ def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
         )
     else:
         n = sum(len(v) for v in m.cells.values())
+        words = "; ".join(_depth_words(m, d) for d in sorted(m.cells))
         lead = (
             f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, a stack of narrow "
-            f"{'plain ' * m.plain}LSTM layers beats one wide layer with the same number of parameters in none of the "
-            f"scale map's {n} cells:** {'; '.join(_depth_words(m, d) for d in sorted(m.cells))}."
+            f"{'plain ' * m.plain}LSTM layers beats one wide layer with the same number of "
+            f"parameters in none of the scale map's {n} cells:** {words}."
         )
     out = [f"{lead} Measured on the scale map ({map_scale(m)}):", ""]
     out += [f"- {deep_bullet(m, d)}" for d in sorted(m.cells)]
