@@ -425,6 +425,15 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
             assert [r["seed"] for r in rs] == sorted(seeds)
             assert all(r["role"] == "eval" and r["experiment_key"] == key for r in rs)
     assert converge_report.reporting_runs("smoke", [], 12_000) == {}
+    # the convergence rule's reading, once every reporting seed is in: what it decided
+    (conv,) = [x for x in lines if x.startswith("- *Convergence so far*")]
+    for v in d.variants:
+        for steps in d.family:
+            flag = converge.converged(d, 12_000, v, steps, records)
+            if flag is not None:
+                word = "converged" if flag else "not converged"
+                assert f"{v.name}, {steps // 2:,} to {steps:,} steps: " in conv
+                assert f"seeds: {word} at {steps:,})" in conv.split(f"{v.name}, {steps // 2:,}")[1]
     # a deep model whose best checkpoint is its first failed to train: the comparison counts
     # neither way, says why, and leaves the Holm family
     key = runs["L2"][max(runs["L2"])][0]["experiment_key"]
@@ -737,3 +746,28 @@ def test_a_model_that_failed_to_train_makes_a_comparison_count_neither_way():
     assert "far from convergence" not in failed_to_train({"L1": l1, "L2": l1}, [], 0.01)
     with pytest.raises(ValueError, match="models must give every model"):
         failed_to_train({"L1": l1, "L2": []}, [], 0.01)
+
+
+def test_the_convergence_reading_so_far_is_the_mean_gain_over_the_seeds_in_and_decides_nothing():
+    from rnnlab.evidence import converge_report
+
+    records = load_results("data/results/converge/reference.jsonl")
+    d = converge.design_for("reference", records)
+    val = {}
+    for r in records:
+        if r["role"] == "eval" and r["num_layers"] == 1 and r["budget"] == 160_000:
+            val[r["experiment"]["labels"]["steps"], r["seed"]] = r["metrics"]["val"]
+    seeds = sorted({s for n, s in val if n == 8_000} & {s for n, s in val if n == 16_000})
+    assert len(seeds) >= 2
+    gain = statistics.mean(val[8_000, s] - val[16_000, s] for s in seeds)
+    (line,) = converge_report.convergence_lines(d, records)
+    want = len(converge.report_seeds(d, 160_000, ("L1",), records))
+    if len(seeds) < want:  # the rule waits for every reporting seed
+        assert (
+            f"160,000 parameters, L1, 8,000 to 16,000 steps: {gain:+.3f} ({len(seeds)} of "
+            f"{want} seeds so far; the rule reads them all)"
+        ) in line
+    else:
+        assert f"160,000 parameters, L1, 8,000 to 16,000 steps: {gain:+.3f} ({want} seeds: " in line
+    assert line in converge_report.report_lines("reference", records)
+    assert converge_report.convergence_lines(d, []) == []

@@ -295,7 +295,7 @@ def converge_curves_alt(runs: dict[str, dict[int, list[dict]]]) -> str:
     """Alt text of :func:`rnnlab.course.plots.converge_curves_figure` for the same ``runs``: per
     variant and length, the seeds, the mean final validation and the seeds' range, and what
     doubling the training gained."""
-    from rnnlab.course.plots.converge import doubling_gains
+    from rnnlab.evidence.converge_report import doubling_gains
 
     parts = []
     for name, by in runs.items():

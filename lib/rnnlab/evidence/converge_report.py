@@ -121,6 +121,24 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
 
 
+def doubling_gains(by_length: dict[int, list[dict]]) -> list[tuple[int, int, float, int]]:
+    """``(half, steps, mean gain, seeds)`` for each length whose half length also ran: the mean
+    over the seeds at both lengths of validation at ``half`` minus validation at ``steps``
+    (> 0: the longer training is better), as the convergence rule reads it."""
+    out = []
+    for steps, runs in sorted(by_length.items()):
+        half = by_length.get(steps // 2)
+        if not half:
+            continue
+        a = {r["seed"]: float(r["metrics"]["val"]) for r in half}
+        b = {r["seed"]: float(r["metrics"]["val"]) for r in runs}
+        seeds = sorted(set(a) & set(b))
+        if seeds:
+            gain = sum(a[s] - b[s] for s in seeds) / len(seeds)
+            out.append((steps // 2, steps, gain, len(seeds)))
+    return out
+
+
 def reporting_runs(
     profile: str, records: Sequence[dict], budget: int
 ) -> dict[str, dict[int, list[dict]]]:
@@ -296,6 +314,38 @@ def control_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
     ]
 
 
+def convergence_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
+    """The convergence rule's reading so far, one clause per (budget, variant, length) whose
+    half length has reporting runs of the same seeds: the mean validation gain from doubling
+    the training over those seeds (:func:`doubling_gains`, the
+    quantity :func:`rnnlab.experiments.converge.converged` compares with the margin). Until
+    every reporting seed is in, the clause says how many are and decides nothing; then it says
+    what the rule decided."""
+    parts = []
+    for budget in d.budgets:
+        runs = reporting_runs(d.profile, records, budget)
+        for v in d.variants:
+            seeds = converge.report_seeds(d, budget, (v.name,), records)
+            for half, steps, gain, n in doubling_gains(runs.get(v.name, {})):
+                flag = converge.converged(d, budget, v, steps, records)
+                if flag is None:
+                    want = f" of {len(seeds)}" if seeds else ""
+                    state = f"{n}{want} seeds so far; the rule reads them all"
+                else:
+                    state = f"{n} seeds: {'converged' if flag else 'not converged'} at {steps:,}"
+                parts.append(
+                    f"{budget:,} parameters, {v.name}, {half:,} to {steps:,} steps: "
+                    f"{gain:+.3f} ({state})"
+                )
+    if not parts:
+        return []
+    return [
+        f"- *Convergence so far* (mean validation gain from doubling the training, > 0: the "
+        f"longer run is better; the rule calls a length converged when the mean gain over all "
+        f"its reporting seeds is under {d.margin:g} bits/char): " + "; ".join(parts) + "."
+    ]
+
+
 def map_lines(d: converge.Design, scale_records: Sequence[dict]) -> list[str]:
     """The scale map beside the convergence experiment: at each of the design's budgets the
     map measured, its verdicts at its longest training length for two layers and for plain
@@ -333,7 +383,8 @@ def report_lines(
 ) -> list[str]:
     """Claim (b) at convergence, in Markdown bullets: progress, why this is design version 2
     (from ``pilot_records``, version 1's runs, when given), one line per comparison
-    (:func:`results`), what the regularisation control changed (:func:`control_lines`), the
+    (:func:`results`), the convergence rule's reading so far (:func:`convergence_lines`), what
+    the regularisation control changed (:func:`control_lines`), the
     scale map at the same budgets (from ``scale_records``, when given; :func:`map_lines`), the
     tuning so far and the literature."""
     d = converge.design_for(profile, records)
@@ -388,6 +439,7 @@ def report_lines(
             )  # fmt: skip
             + f"{drops}; {conv}."
         )
+    lines += convergence_lines(d, records)
     lines += control_lines(d, records)
     lines += map_lines(d, scale_records)
     lines += tuning_lines(records)

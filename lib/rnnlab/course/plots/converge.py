@@ -82,24 +82,6 @@ def converge_tuning_figure(
     return fig
 
 
-def doubling_gains(by_length: dict[int, list[dict]]) -> list[tuple[int, int, float, int]]:
-    """``(half, steps, mean gain, seeds)`` for each length whose half length also ran: the mean
-    over the seeds at both lengths of validation at ``half`` minus validation at ``steps``
-    (> 0: the longer training is better), as the convergence rule reads it."""
-    out = []
-    for steps, runs in sorted(by_length.items()):
-        half = by_length.get(steps // 2)
-        if not half:
-            continue
-        a = {r["seed"]: float(r["metrics"]["val"]) for r in half}
-        b = {r["seed"]: float(r["metrics"]["val"]) for r in runs}
-        seeds = sorted(set(a) & set(b))
-        if seeds:
-            gain = sum(a[s] - b[s] for s in seeds) / len(seeds)
-            out.append((steps // 2, steps, gain, len(seeds)))
-    return out
-
-
 def _mean_curve(runs: Sequence[dict]) -> tuple[list[int], list[float], list[float], list[float]]:
     """Steps every run evaluated at, and the mean, minimum and maximum validation there."""
     curves = [{int(c["step"]): float(c["val"]) for c in r.get("curves", ()) if "val" in c}
@@ -127,6 +109,7 @@ def converge_curves_figure(
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    from rnnlab.evidence.converge_report import doubling_gains
     from rnnlab.evidence.stats import summarize
 
     have = {v: {n: rs for n, rs in by.items() if rs} for v, by in runs.items()}
