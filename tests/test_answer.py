@@ -183,3 +183,31 @@ def test_the_answer_says_the_map_is_not_at_convergence_and_how_far_that_experime
     n_gpu = len(real.splitlines())
     assert f"; and {n_gpu} runs so far on the gpu profile (a lent GPU;" in some
     assert "](../chapters/03_lab_b_generation.ipynb)" in some
+
+
+LAB_PAGES = {
+    "lab-a": "02_lab_a_classification",
+    "lab-b": "03_lab_b_generation",
+    "lab-c": "04_lab_c_composition",
+    "lab-d": "05_design_depth",
+}
+
+
+def test_each_lab_page_opens_with_its_answer():
+    """The answer first: right under the title, each lab shows its verdicts at their scale
+    (computed, never typed), and Lab B how far the convergence experiment has come."""
+    import json
+
+    for lab, page in LAB_PAGES.items():
+        text = answer.in_short(lab, results_dir())
+        assert text.startswith("**In short**")
+        assert answer.lab_summary_markdown(lab, results_dir()) in text
+        assert ("Not trained to convergence" in text) == (lab == "lab-b")
+        assert "](" not in text.split("Not trained to convergence")[-1]  # no link to itself
+        cells = json.loads((repo_root() / "chapters" / f"{page}.ipynb").read_text())["cells"]
+        first_code = [c for c in cells[:4] if c["cell_type"] == "code"
+                      and "bootstrap" not in c["metadata"].get("tags", [])]  # fmt: skip
+        assert f'answer.in_short("{lab}")' in "".join(first_code[0]["source"]), page
+    # the caveat keeps its link on other pages
+    m = answer.scale_map(results_dir())
+    assert "([Lab B](" in answer.convergence_caveat(results_dir(), m)

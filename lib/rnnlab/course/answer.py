@@ -472,6 +472,7 @@ def convergence_caveat(
     m: ScaleMap,
     prefix: str = "",
     profiles: tuple[str, ...] = ("reference", "gpu"),
+    link: bool = True,
 ) -> str:
     """The caveat that the map's verdicts are not at convergence, with how far the convergence
     experiment (``<results_dir>/converge/<profile>.jsonl``) has come in each of ``profiles``
@@ -479,7 +480,8 @@ def convergence_caveat(
     (the only ones a verdict reads), and, once a comparison has two paired seeds, its verdicts
     (:func:`rnnlab.evidence.converge_report.answer_clause`), marked final or provisional. The
     first profile to reach a verdict may be either: a lent GPU runs the same design much
-    faster than the reference machine's two cores."""
+    faster than the reference machine's two cores. ``link=False`` leaves out the link to Lab B
+    (for Lab B's own page)."""
     from rnnlab.evidence import converge_report
     from rnnlab.experiments.store import load_results
 
@@ -511,7 +513,7 @@ def convergence_caveat(
         f"experiment, which trains until a declared rule says the models have converged and "
         f"tests on held-out files, has "
         + "; and ".join(parts)
-        + f" ([Lab B]({prefix}{LINKS['lab-b']}))."
+        + (f" ([Lab B]({prefix}{LINKS['lab-b']}))." if link else ".")
     )
 
 
@@ -536,6 +538,22 @@ def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -
     if lab_name == "lab-b":
         lines.append(f"- {map_sentence(scale_map(results_dir))}")
     return "\n".join(lines)
+
+
+def in_short(lab_name: str, results_dir: str | Path | None = None) -> str:
+    """A lab's answer first, for the top of its page: :func:`lab_summary_markdown` under a bold
+    "In short", and for Lab B how far the convergence experiment has come
+    (:func:`convergence_caveat`). Computed from the committed results when the page is built."""
+    from rnnlab.core.paths import results_dir as default_dir
+
+    results_dir = default_dir() if results_dir is None else results_dir
+    body = lab_summary_markdown(lab_name, results_dir)
+    if lab_name == "lab-b":
+        body += "\n" + convergence_caveat(results_dir, scale_map(results_dir), link=False)
+    return (
+        "**In short** (computed from the committed results when this page was built; the "
+        "evidence, its intervals and its caveats follow below):\n\n" + body
+    )
 
 
 def splice(page: str, block: str) -> str:
