@@ -771,3 +771,13 @@ def test_the_convergence_reading_so_far_is_the_mean_gain_over_the_seeds_in_and_d
         assert f"160,000 parameters, L1, 8,000 to 16,000 steps: {gain:+.3f} ({want} seeds: " in line
     assert line in converge_report.report_lines("reference", records)
     assert converge_report.convergence_lines(d, []) == []
+
+
+def test_the_plain_stack_failing_to_train_is_what_its_comparison_with_the_trainable_one_measures():
+    from rnnlab.evidence import converge_report as cr
+
+    d = converge.design("reference")
+    checked = {pair: cr.checked_for_training(pair) for pair in cr.comparisons(d)}
+    assert checked[("L1", "L4-plain")] == ("L1", "L4-plain")  # a failed plain stack: no verdict
+    assert checked[("L1", "L2")] == ("L1", "L2")
+    assert checked[(cr.PLAIN, cr.TRAINABLE)] == (cr.TRAINABLE,)

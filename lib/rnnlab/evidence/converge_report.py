@@ -64,6 +64,13 @@ def comparisons(d: converge.Design) -> list[tuple[str, str]]:
     return out
 
 
+def checked_for_training(pair: tuple[str, str]) -> tuple[str, ...]:
+    """The models of a ``(wide, deep)`` comparison whose failure to train makes it count
+    neither way: both, except in the plain deep stack against the trainable one, where the
+    plain stack failing to train is the effect measured (only the trainable stack is checked)."""
+    return tuple(n for n in pair if pair != (PLAIN, TRAINABLE) or n == TRAINABLE)
+
+
 def _evals(records: Sequence[dict], key: str) -> dict[int, dict]:
     return {r["seed"]: r for r in records if r.get("role") == "eval" and r["experiment_key"] == key}
 
@@ -72,7 +79,9 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     """Every comparison of :func:`comparisons` with at least two paired reporting seeds,
     Holm-corrected across the budgets of each (comparison, length). A comparison with a model
     that failed to train (:func:`rnnlab.evidence.convergence_stats.failed_to_train`) is
-    labelled *not informative*, with its ``reason``, and left out of the correction."""
+    labelled *not informative*, with its ``reason``, and left out of the correction; except the
+    plain deep stack against the trainable one, where the plain stack failing to train is the
+    effect measured (only the trainable stack is checked there)."""
     from dataclasses import replace
 
     d = converge.design_for(profile, records)
@@ -91,9 +100,9 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
                     continue
                 names = (wide_name, deep_name)
                 family = [list(_evals(records, e.key).values()) for e in tuned.values() if e]
-                reason = failed_to_train(
-                    {wide_name: list(a.values()), deep_name: list(b.values())}, family, d.margin
-                )
+                runs = {wide_name: list(a.values()), deep_name: list(b.values())}
+                checked = {n: runs[n] for n in checked_for_training((wide_name, deep_name))}
+                reason = failed_to_train(checked, family, d.margin)
                 raw.append(
                     CellResult(
                         budget,

@@ -23,7 +23,9 @@ comparison had two paired reporting seeds): a comparison with a model that *fail
 by the thresholds the whole course declared (:mod:`rnnlab.evidence.stats.fit`: under a quarter
 of the best variant's gain over the unigram model, or its best validation checkpoint in the
 first tenth of training on the median seed), counts neither way: it is labelled *not
-informative*, with the reason, and left out of Holm's correction. The scale map's third check,
+informative*, with the reason, and left out of Holm's correction. In the trainable deep stack
+against the plain one, the plain stack failing to train is the effect measured, so only the
+trainable stack is checked there. The scale map's third check,
 *far from convergence*, is not applied: this experiment's declared convergence rule replaces it
 (and a warmup-stable-decay run makes much of its gain in the cool-down at the end, by design).
 
