@@ -270,6 +270,19 @@ LAB_CHECKS = [
         lambda wide_mean, deep_mean, higher_is_better: deep_mean - wide_mean,  # forgets the flip
     ),
     (
+        exercises.check_convergence_rule,
+        lambda val_half, val_full, margin: (
+            sum(val_half[s] - val_full[s] for s in set(val_half) & set(val_full))
+            / len(set(val_half) & set(val_full))
+            < margin
+        ),
+        # a plausible mistake: a change either way counts, so a run that got worse with longer
+        # training would "not converge"
+        lambda val_half, val_full, margin: (
+            abs(sum(val_half[s] - val_full[s] for s in val_full) / len(val_full)) < margin
+        ),
+    ),
+    (
         exercises.check_model_width,
         lambda budget, vocab_size, embedding_dim, num_classes, num_layers: (
             params.matched_width(
@@ -286,6 +299,17 @@ LAB_CHECKS = [
         ),
     ),
 ]
+
+
+def test_the_convergence_check_wants_paired_seeds_and_a_bool(capsys):
+    def every_seed(val_half, val_full, margin):  # averages each length over all its seeds
+        half = sum(val_half.values()) / len(val_half)
+        return half - sum(val_full.values()) / len(val_full) < margin
+
+    with pytest.raises(AssertionError, match="check_convergence_rule: 4/5"):
+        exercises.check_convergence_rule(every_seed)
+    with pytest.raises(AssertionError):  # a number is not an answer to "converged?"
+        exercises.check_convergence_rule(lambda val_half, val_full, margin: 1)
 
 
 @pytest.mark.parametrize("check,right,wrong", LAB_CHECKS, ids=lambda f: getattr(f, "__name__", ""))

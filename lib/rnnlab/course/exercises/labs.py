@@ -196,6 +196,64 @@ def check_depth_advantage(answer: Callable[[float, float, bool], float]) -> Chec
     )
 
 
+#: Per-seed validation bits/char after N/2 and N steps, for :func:`check_convergence_rule`.
+CONVERGENCE_CASES: tuple[dict[str, Any], ...] = (
+    # still improving: a mean gain of 0.0225 over two seeds (like one layer at 160K so far)
+    {"val_half": {0: 1.7224, 1: 1.7020}, "val_full": {0: 1.6953, 1: 1.6838}, "margin": 0.01},
+    # flattening: gains of 0.010 and 0.004, mean 0.007
+    {
+        "val_half": {0: 1.700, 1: 1.690, 2: 1.710},
+        "val_full": {0: 1.690, 1: 1.686, 2: 1.703},
+        "margin": 0.01,
+    },  # fmt: skip
+    # longer training is worse (overfitting): doubling does not help, so it has converged
+    {"val_half": {0: 1.650, 1: 1.660}, "val_full": {0: 1.670, 1: 1.685}, "margin": 0.01},
+    # a seed at one length only does not count: over seeds 0 and 1 the gain is 0.003
+    {
+        "val_half": {0: 1.700, 1: 1.700, 2: 1.900},
+        "val_full": {0: 1.697, 1: 1.697},
+        "margin": 0.01,
+    },  # fmt: skip
+    # a wider margin accepts a larger gain
+    {"val_half": {0: 1.8, 1: 1.82}, "val_full": {0: 1.78, 1: 1.79}, "margin": 0.05},
+)
+
+
+def _convergence_reference(val_half: Mapping[int, float], val_full: Mapping[int, float],
+                           margin: float) -> bool:  # fmt: skip
+    """The library's reading: :func:`rnnlab.evidence.converge_report.doubling_gains` over the
+    runs as records, compared with the margin as
+    :func:`rnnlab.experiments.converge.converged` compares it."""
+    from rnnlab.evidence.converge_report import doubling_gains
+
+    def runs(vals: Mapping[int, float]) -> list[dict]:
+        return [{"seed": s, "metrics": {"val": v}} for s, v in vals.items()]
+
+    ((_, _, gain, _),) = doubling_gains({1: runs(val_half), 2: runs(val_full)})
+    return gain < margin
+
+
+def check_convergence_rule(
+    answer: Callable[[Mapping[int, float], Mapping[int, float], float], bool],
+) -> CheckReport:
+    """Check ``answer(val_half, val_full, margin) -> bool``: the convergence experiment's rule.
+    ``val_half`` and ``val_full`` map each reporting seed to its validation bits/char after
+    N/2 and N steps; converged when doubling the training improves the mean, over the seeds
+    both have, by less than ``margin``."""
+    return report(
+        compare_cases(
+            "check_convergence_rule",
+            answer,
+            _convergence_reference,
+            CONVERGENCE_CASES,
+            # True or False (numpy's bool too), not a truthy number or string
+            accept=lambda case, expected, got: (
+                type(got).__name__ in ("bool", "bool_") and bool(got) == expected
+            ),
+        )
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Labs, version 2: paired intervals and four verdicts
 # --------------------------------------------------------------------------------------------
