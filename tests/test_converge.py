@@ -259,6 +259,39 @@ def test_convergence_rule_adds_the_extension_only_where_doubling_still_gains(mon
     assert converge.converged(d, 12_000, v, 40, flat[:-1]) is None  # a seed missing
 
 
+def test_a_budget_s_variants_are_extended_together_after_the_design_s_verdict(monkeypatch):
+    """One variant failing the rule extends every variant at its budget (so each comparison has
+    a common longest length), and the extension's stages come after the reporting stages of
+    the design's lengths (the first verdict is not put off by the extension's tuning)."""
+    d = converge.design("smoke")
+    one, two = d.variants
+    picked = {(v.name, n): converge.experiment(d, 12_000, v, 0.0, n)
+              for v in d.variants for n in d.family}  # fmt: skip
+    monkeypatch.setattr(staging, "chosen", lambda d_, b, v_, n, r: picked[v_.name, n])
+    monkeypatch.setattr(staging, "report_seeds", lambda d_, b, names, r: d.seeds)
+    records = [_eval(picked[v.name, n], s, 2.0) for v in d.variants for n in d.lengths
+               for s in d.seeds]  # fmt: skip
+    assert converge.lengths_needed(d, 12_000, two, records) == [20, 40]
+    order = [(st.kind, st.steps) for st in converge.stages(d, records)]
+    assert order == [("tune", 40), ("tune", 20), ("report", 40), ("report", 20)]
+    # one layer still gains 0.05 from doubling; two layers have flattened
+    gaining = [dict(r, metrics={"val": 1.95}) if r["experiment_key"] == picked[one.name, 40].key
+               else r for r in records]  # fmt: skip
+    assert converge.converged(d, 12_000, one, 40, gaining) is False
+    assert converge.converged(d, 12_000, two, 40, gaining) is True
+    assert converge.lengths_needed(d, 12_000, two, gaining) == [20, 40, 80]
+    stages = converge.stages(d, gaining)
+    assert [(st.kind, st.steps) for st in stages] == [
+        ("tune", 40),
+        ("tune", 20),
+        ("report", 40),
+        ("report", 20),
+        ("tune", 80),
+        ("report", 80),
+    ]
+    assert stages[-1].variants == (one.name, two.name)
+
+
 def test_an_idle_process_takes_a_later_stage_s_run_and_nothing_undecided():
     """Before any run, the first stage's tuning runs come first, then every other stage's tuning
     runs (each needs no other stage), in stage order; no reporting run, no longer length: the
@@ -539,6 +572,13 @@ def test_runs_that_can_start_from_a_fork_go_first(tmp_path):
     # a fork waiting for the first seed's short run: it goes first
     fork_path(tmp_path, short, "tune", 10_000, 0.002).write_bytes(b"")
     assert fork_first(units, tmp_path, busy) == [units[1], units[0], units[2]]
+    # a fork for the family's longest length (an extension, which costs most of its length
+    # even from the fork) keeps its place behind the runs before it
+    longest = converge.experiment(d, 12_000, v, 0.0, max(d.family))
+    ext = (longest, "tune", 10_000, 0.002)
+    fork_path(tmp_path, longest, "tune", 10_000, 0.002).write_bytes(b"")
+    assert fork_first([units[0], ext], tmp_path) == [units[0], ext]
+    assert fork_first([units[1], units[0], ext], tmp_path) == [units[1], units[0], ext]
 
 
 @pytest.mark.slow

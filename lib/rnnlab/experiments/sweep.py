@@ -44,6 +44,7 @@ from typing import Any
 
 from rnnlab.experiments import runner
 from rnnlab.experiments.experiment import (
+    FAMILY_LABEL,
     TUNE_SEEDS,
     Experiment,
     family_forks,
@@ -202,17 +203,23 @@ def fork_first(
 ) -> list[tuple[Experiment, str, int, float]]:
     """``units`` in the order to start them when runs of one family (lengths of one
     warmup-stable-decay schedule, :func:`rnnlab.experiments.experiment.family_forks`) share
-    ``checkpoint_dir``: first the runs that can start from a fork another length left there,
-    then the rest, and last the runs whose fork a run in flight (``busy``: run ids) has yet to
-    write. Forks are not committed, so a fork used in the sitting that wrote it is compute saved
-    that a later sitting would pay again. The order within each group is kept; without
-    ``checkpoint_dir`` nothing changes."""
+    ``checkpoint_dir``: first the shorter lengths that can start from a fork a longer one left
+    there (each costs its cool-down only), then the rest, and last the runs whose fork a run in
+    flight (``busy``: run ids) has yet to write. Forks are not committed, so a fork used in the
+    sitting that wrote it is compute saved that a later sitting would pay again. A run of the
+    family's longest length that has a fork keeps its place: it still starts from the fork,
+    but costs most of its length, so it does not jump ahead of the runs before it (until
+    2026-12-05 it did, which would have put an extension's tuning ahead of the runs of the
+    first verdict). The order within each group is kept; without ``checkpoint_dir`` nothing
+    changes."""
     if checkpoint_dir is None:
         return list(units)
 
     def rank(unit: tuple[Experiment, str, int, float]) -> int:
         exp, role, seed, lr = unit
-        if fork_path(checkpoint_dir, exp, role, seed, lr).exists():
+        longest = max(exp.label(FAMILY_LABEL) or (exp.train.max_steps,))
+        shorter = exp.train.max_steps < longest
+        if shorter and fork_path(checkpoint_dir, exp, role, seed, lr).exists():
             return 0
         if any(run_id(other, role, seed, lr) in busy for _, other in family_forks(exp)):
             return 2

@@ -29,9 +29,11 @@ there, with a design declared here before any of its runs:
 * **Lengths**: ``lengths`` (8,000 and 16,000 steps in the reference profile). **Convergence
   rule**, declared: a variant is *converged at N steps* when doubling the training from N/2 to N
   improves its mean validation bits/char (over the reporting seeds, each length at its own tuned
-  setting) by less than the margin, 0.01 bits/char. Where it does not, the next length of
-  ``extension`` (32,000) is added for that budget and variant, tuned and run the same way. A
-  verdict is made at the longest length run and says whether that length met the rule.
+  setting) by less than the margin, 0.01 bits/char. Where it does not, for any variant at a
+  budget, the next length of ``extension`` (32,000) is added for every variant at that budget,
+  tuned and run the same way (:func:`lengths_needed`: so every comparison has a common longest
+  length; until 2026-12-05 only the failing variant was extended). A verdict is made at the
+  longest length run and says, for each side, whether that length met the rule.
 * **Tuning at its own length**: every (budget, variant, length) is tuned itself: the rate on one
   log-spaced grid (:func:`rnnlab.experiments.tuning.cell_grid`: extended at an edge), at each
   dropout, on two tuning seeds (never reported); the dropout with the best tuned validation
@@ -57,9 +59,12 @@ plan prints the pilot's measurement and what it projects for version 2
 itself (:mod:`.seeding`) was added to version 1 after 17 tuning runs; version 2 has it from its
 first run.
 
-Run order: budget by budget (smallest first); within one, the tuning runs of every length, then
-the reporting runs (:func:`stages`). A process that the first unfinished stage leaves idle (at
-its tail, or while a grid extension waits for the runs that decide it) takes a run of a later
+Run order: budget by budget (smallest first); within one, the tuning runs of the design's
+lengths, then their reporting runs, then each extension's tuning and reporting runs
+(:func:`stages`; until 2026-12-05 an extension's tuning came before the reporting runs, which
+put off the first verdict by the extension's tuning). A process that the first unfinished
+stage leaves idle (at its tail, or while a grid extension waits for the runs that decide it)
+takes a run of a later
 stage that can already start (:func:`pending_runs`), so no core waits; which runs are made is
 the stages' alone. A run that can start from a fork its sibling at another length left goes
 first, and one whose fork a run in flight has yet to write goes last

@@ -65,10 +65,18 @@ def converged(d: Design, budget: int, variant: Variant, steps: int,
 
 def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[dict]) -> list[int]:
     """The lengths that (budget, variant) runs: ``d.lengths``, then each ``extension`` length
-    while the longest so far fails the convergence rule."""
+    while the longest so far fails the convergence rule for *any* variant at ``budget``.
+
+    A budget's variants are extended together, so that every comparison at the budget can be
+    made at one length, each side tuned there (a variant that had converged gains a longer
+    run that its rule reads too). Before, each variant was extended alone, and a comparison of
+    one that needed the extension with one that did not had no common longest length. Changed
+    on 2026-12-05, when one layer at 160K had 8 of its 9 reporting seeds at both lengths and
+    before the rule had decided for any variant; it favours neither side (``variant`` is kept
+    for the callers: every variant at a budget gets the same lengths)."""
     out = list(d.lengths)
     for ext in d.extension:
-        if converged(d, budget, variant, out[-1], records) is not False:
+        if not any(converged(d, budget, v, out[-1], records) is False for v in d.variants):
             break
         out.append(ext)
     return out
@@ -77,16 +85,21 @@ def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[d
 def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
     """The whole run order as far as ``records`` decide it (see the module docstring): per
     budget and group of variants (``d.groups``: L1 and L2 first, so the main comparison is
-    answered first), for each length (longest first) its tuning stage, then its reporting
-    stage. A report stage's seeds are :func:`rnnlab.experiments.converge.seeding.report_seeds`'s
-    (``d.seeds`` as a lower bound, and no experiment, while they are not decided)."""
+    answered first), the tuning stages of the design's lengths (longest first), then their
+    reporting stages; then, for each extension length the rule added, its tuning stage and its
+    reporting stage. So the verdict at the design's lengths comes before an extension's
+    tuning (a process left idle takes that tuning early: :func:`pending_runs`). A report
+    stage's seeds are :func:`rnnlab.experiments.converge.seeding.report_seeds`'s (``d.seeds``
+    as a lower bound, and no experiment, while they are not decided)."""
     out = []
     for budget, group in ((b, g) for b in d.budgets for g in d.groups):
         need = {v.name: lengths_needed(d, budget, v, records)
                 for v in d.variants if v.name in group}  # fmt: skip
         lengths = sorted({n for ns in need.values() for n in ns}, reverse=True)
-        for kind in ("tune", "report"):
-            for steps in lengths:
+        blocks = [[n for n in lengths if n in d.lengths]]
+        blocks += [[n] for n in sorted(set(lengths) - set(d.lengths))]
+        for block, kind in ((b, k) for b in blocks for k in ("tune", "report")):
+            for steps in block:
                 names = tuple(v for v, ns in need.items() if steps in ns)
                 if kind == "tune":
                     exps = tuning_experiments(d, budget, steps, names)
