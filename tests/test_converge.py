@@ -821,3 +821,13 @@ def test_the_plain_stack_failing_to_train_is_what_its_comparison_with_the_traina
     assert checked[("L1", "L4-plain")] == ("L1", "L4-plain")  # a failed plain stack: no verdict
     assert checked[("L1", "L2")] == ("L1", "L2")
     assert checked[(cr.PLAIN, cr.TRAINABLE)] == (cr.TRAINABLE,)
+
+
+def test_each_length_is_costed_from_the_fork_it_starts_from():
+    from rnnlab.experiments.converge.costing import _run_cost
+
+    d = converge.design("reference")  # lengths 8,000 and 16,000; extension 32,000; 20% cooldown
+    assert _run_cost(d, 16_000, "tune", 0.1) == pytest.approx(1_600.0)  # the whole run
+    assert _run_cost(d, 8_000, "tune", 0.1) == pytest.approx(160.0)  # its cooldown, 1,600 steps
+    # from the 16,000-step run's fork at 12,800: 19,200 steps left
+    assert _run_cost(d, 32_000, "report", 0.1) == pytest.approx(1_920.0)

@@ -22,6 +22,7 @@ from rnnlab.experiments.converge.seeding import (
     seeds_from_spread,
 )
 from rnnlab.experiments.converge.staging import (
+    lengths_needed,
     stages,
 )
 from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
@@ -240,11 +241,18 @@ def run_step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], list[floa
 
 
 def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
-    """Core-seconds of one run: the longest length runs whole; a shorter one starts from the
-    longest run's fork and pays its cooldown only (a reporting run whose tuned setting differs
-    from the longest length's pays in full: the plan's lower estimate assumes a fork)."""
+    """Core-seconds of one run: the design's longest length runs whole; a shorter one starts
+    from that run's fork and pays its cooldown only; an extension (longer) starts from the
+    same run's fork at the end of its stable phase and pays the rest (a run whose tuned
+    setting differs from the longest length's pays in full: the plan's lower estimate assumes
+    a fork)."""
     longest = max(d.lengths)
-    paid = steps if steps == longest else round(d.decay_fraction * steps)
+    if steps == longest:
+        paid = steps
+    elif steps > longest:
+        paid = steps - round((1 - d.decay_fraction) * longest)
+    else:
+        paid = round(d.decay_fraction * steps)
     return paid * t_step
 
 
@@ -288,10 +296,10 @@ def plan(
             StagePlan(st.kind, st.budget, st.steps, st.variants, len(units), done, cost / 3600)
         )
     spent = sum(own_wall_time_s(r) for r in records)
-    ext = 0.0
+    ext = 0.0  # the extensions the rule has not added yet (an added one is a stage above)
     for b in d.budgets:
         for v in d.variants:
-            for m in d.extension:
+            for m in set(d.extension) - set(lengths_needed(d, b, v, records)):
                 n_tune = len(v.dropouts) * len(d.lr_grid) * len(TUNE_SEEDS)
                 paid = m - (1 - d.decay_fraction) * max(d.lengths)  # from the 16K run's fork
                 seeds = report_seeds(d, b, (v.name,), records) or d.seeds
@@ -445,9 +453,10 @@ def plan_lines(p: Plan) -> list[str]:
     )
     lines.append(
         f"  runs: {runs} in the stages decided so far, {done} done; estimated {h(total)} "
-        f"(a shorter length counted at its cooldown only), {p.spent_core_hours:.1f} {p.unit} "
-        f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps if every cell "
-        f"needed them: {h(p.extension_core_hours)} more"
+        f"(a shorter length counted at its cooldown only, a longer one from the end of the "
+        f"{max(d.lengths):,}-step run's stable phase), {p.spent_core_hours:.1f} {p.unit} "
+        f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps not added yet, "
+        f"if every cell needed them: {h(p.extension_core_hours)} more"
     )
     lines.append(f"  left: {runs - done} runs, {h(left)} by the cost model{at_measured}")
     lines += _first_verdict_lines(p, h)
