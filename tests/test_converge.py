@@ -481,6 +481,24 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
                if x.startswith(f"- 12,000 parameters, {bad.steps:,} steps, L2 - L1")]  # fmt: skip
     assert f"windows): **not informative**: {bad.reason}; " in line and "Holm" not in line
     assert f"**not informative** ({bad.reason}; " in converge_report.answer_clause("smoke", failed)
+    # an interim look (a seed the design gives the comparison is missing): no verdict, and out
+    # of Holm's family
+    seeds = converge.report_seeds(d, 12_000, ("L1", "L2"), records)
+    last = [r for r in records if r["experiment_key"] == key and r["seed"] == max(seeds)]
+    early = [r for r in records if r not in last]
+    (cell,) = [c for c in converge_report.results("smoke", early) if c.steps == bad.steps]
+    assert cell.interim and cell.planned == len(seeds) and cell.effect.n_seeds == len(seeds) - 1
+    assert cell.effect.verdict == converge_report.INTERIM and math.isnan(
+        cell.effect.p_diff_adjusted
+    )
+    (line,) = [x for x in converge_report.report_lines("smoke", early)
+               if x.startswith(f"- 12,000 parameters, {bad.steps:,} steps, L2 - L1")]  # fmt: skip
+    assert f"**no verdict yet**: interim, {len(seeds) - 1} of {len(seeds)} seeds" in line
+    assert "Holm" not in line
+    assert f"(the verdict waits for all {len(seeds)})" in line
+    assert f"**no verdict yet** ({len(seeds) - 1} of {len(seeds)} seeds, " in (
+        converge_report.answer_clause("smoke", early)
+    )
     with pytest.raises(ValueError, match="budget must be one of"):
         converge_report.reporting_runs("smoke", records, 13_000)
     from types import SimpleNamespace

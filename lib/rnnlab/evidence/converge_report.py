@@ -46,6 +46,17 @@ class CellResult:
     dropout: dict  # variant name -> chosen dropout
     wide: str = "L1"
     reason: str = ""  # why it counts neither way (a model failed to train), or ""
+    planned: int = 0  # the reporting seeds the design gives this comparison (0: not decided)
+
+    @property
+    def interim(self) -> bool:
+        """Fewer paired seeds than the design gives the comparison: an interim look, which
+        carries no verdict (the design declared its verdict at its full seed count)."""
+        return self.effect.n_seeds < self.planned
+
+
+INTERIM = "no verdict yet"
+"""The label of an interim comparison (:attr:`CellResult.interim`), in place of a verdict."""
 
 
 TRAINABLE, PLAIN = "L4-res-LN", "L4-plain"
@@ -81,7 +92,10 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     that failed to train (:func:`rnnlab.evidence.convergence_stats.failed_to_train`) is
     labelled *not informative*, with its ``reason``, and left out of the correction; except the
     plain deep stack against the trainable one, where the plain stack failing to train is the
-    effect measured (only the trainable stack is checked there)."""
+    effect measured (only the trainable stack is checked there). A comparison with fewer paired
+    seeds than the design gives it is an interim look: its interval is shown, its verdict is
+    :data:`INTERIM`, and it is left out of the correction too (added 2026-12-05, at the first
+    interim look, 3 of 9 seeds: a verdict is declared at the full seed count only)."""
     from dataclasses import replace
 
     d = converge.design_for(profile, records)
@@ -103,6 +117,7 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
                 runs = {wide_name: list(a.values()), deep_name: list(b.values())}
                 checked = {n: runs[n] for n in checked_for_training((wide_name, deep_name))}
                 reason = failed_to_train(checked, family, d.margin)
+                planned = converge.report_seeds(d, budget, names, records) or ()
                 raw.append(
                     CellResult(
                         budget,
@@ -116,6 +131,7 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
                         {wide_name: wide.dropout, deep_name: deep.dropout},
                         wide_name,
                         reason,
+                        len(planned),
                     )
                 )
     out = [
@@ -123,8 +139,14 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
         for c in raw
         if c.reason
     ]
+    out += [
+        replace(c, effect=replace(c.effect, verdict=INTERIM, p_diff_adjusted=math.nan))
+        for c in raw
+        if c.interim and not c.reason
+    ]
     for family in {(c.wide, c.deep, c.steps) for c in raw}:
-        group = [c for c in raw if (c.wide, c.deep, c.steps) == family and not c.reason]
+        group = [c for c in raw if (c.wide, c.deep, c.steps) == family and not c.reason
+                 and not c.interim]  # fmt: skip
         judged = judge_budgets([c.effect for c in group])
         out += [replace(c, effect=e) for c, e in zip(group, judged, strict=True)]
     return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
@@ -224,7 +246,7 @@ def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
         f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
         f"{fmt_ci(c.effect.effect, c.effect.ci_low, c.effect.ci_high)} bits/char, "
         f"**{c.effect.verdict}** ({c.reason + '; ' if c.reason else ''}{c.effect.n_seeds} "
-        f"seeds, {_state(c.converged)})"
+        f"{f'of {c.planned} ' if c.interim else ''}seeds, {_state(c.converged)})"
         for c in sorted(longest.values(), key=lambda c: (c.budget, c.deep))
     )
 
@@ -444,6 +466,9 @@ def report_lines(
             + (
                 f"): **{e.verdict}**: {c.reason}; "
                 if c.reason
+                else f"): **{e.verdict}**: interim, {e.n_seeds} of {c.planned} seeds (the "
+                f"verdict waits for all {c.planned}); "
+                if c.interim
                 else f"; Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; "
             )  # fmt: skip
             + f"{drops}; {conv}."
