@@ -259,6 +259,26 @@ def test_convergence_rule_adds_the_extension_only_where_doubling_still_gains(mon
     assert converge.converged(d, 12_000, v, 40, flat[:-1]) is None  # a seed missing
 
 
+def test_doubling_gain_is_one_function_for_the_rule_and_its_reading_so_far() -> None:
+    """The rule (``converged``) and the report's reading so far (``doubling_gains``) compute the
+    gain with one function: paired by seed, a missing seed is no gain at all (not a mean over
+    the seeds that happen to be in), and the reading so far uses the seeds both lengths have."""
+    import doctest
+
+    from rnnlab.evidence.converge_report import doubling_gains
+
+    assert doctest.testmod(staging).failed == 0
+    half, full = {0: 2.00, 1: 2.10, 2: 1.90}, {0: 1.98, 1: 2.06}
+    assert converge.doubling_gain(half, full, [0, 1]) == pytest.approx(0.03)
+    assert converge.doubling_gain(half, full, [0, 1, 2]) is None  # seed 2 lacks its long run
+    assert converge.doubling_gain(half, full, []) is None
+    # an unpaired mean would give (2.00 + 2.10 + 1.90) / 3 - (1.98 + 2.06) / 2 = -0.02
+    runs = {n: [{"seed": s, "metrics": {"val": v}} for s, v in vals.items()]
+            for n, vals in ((20, half), (40, full))}  # fmt: skip
+    ((h, n, gain, seeds),) = doubling_gains(runs)
+    assert (h, n, seeds) == (20, 40, 2) and gain == pytest.approx(0.03)
+
+
 def test_a_budget_s_variants_are_extended_together_after_the_design_s_verdict(monkeypatch):
     """One variant failing the rule extends every variant at its budget (so each comparison has
     a common longest length), and the extension's stages come after the reporting stages of

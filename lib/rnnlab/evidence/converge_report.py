@@ -153,9 +153,10 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
 
 
 def doubling_gains(by_length: dict[int, list[dict]]) -> list[tuple[int, int, float, int]]:
-    """``(half, steps, mean gain, seeds)`` for each length whose half length also ran: the mean
-    over the seeds at both lengths of validation at ``half`` minus validation at ``steps``
-    (> 0: the longer training is better), as the convergence rule reads it."""
+    """``(half, steps, mean gain, seeds)`` for each length whose half length also ran: the
+    convergence rule's quantity (:func:`rnnlab.experiments.converge.doubling_gain`) over the
+    seeds both lengths have so far (> 0: the longer training is better). The rule itself waits
+    for every reporting seed; this reading does not, so it can say how far the rule has come."""
     out = []
     for steps, runs in sorted(by_length.items()):
         half = by_length.get(steps // 2)
@@ -164,8 +165,8 @@ def doubling_gains(by_length: dict[int, list[dict]]) -> list[tuple[int, int, flo
         a = {r["seed"]: float(r["metrics"]["val"]) for r in half}
         b = {r["seed"]: float(r["metrics"]["val"]) for r in runs}
         seeds = sorted(set(a) & set(b))
-        if seeds:
-            gain = sum(a[s] - b[s] for s in seeds) / len(seeds)
+        gain = converge.doubling_gain(a, b, seeds)
+        if gain is not None:
             out.append((steps // 2, steps, gain, len(seeds)))
     return out
 
@@ -181,6 +182,13 @@ def reporting_runs(
     d = converge.design_for(profile, records)
     if budget not in d.budgets:
         raise ValueError(f"budget must be one of {list(d.budgets)}, got {budget}")
+    return _reporting_runs(d, records, budget)
+
+
+def _reporting_runs(
+    d: converge.Design, records: Sequence[dict], budget: int
+) -> dict[str, dict[int, list[dict]]]:
+    """:func:`reporting_runs` for a design already built."""
     out: dict[str, dict[int, list[dict]]] = {}
     for v in d.variants:
         for steps in sorted(d.family):
@@ -354,7 +362,7 @@ def convergence_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
     what the rule decided."""
     parts = []
     for budget in d.budgets:
-        runs = reporting_runs(d.profile, records, budget)
+        runs = _reporting_runs(d, records, budget)
         for v in d.variants:
             seeds = converge.report_seeds(d, budget, (v.name,), records)
             for half, steps, gain, n in doubling_gains(runs.get(v.name, {})):
