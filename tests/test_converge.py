@@ -467,6 +467,20 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     assert f"**{last.effect.verdict}** ({last.effect.n_seeds} seeds, " in clause
     assert converge_report.progress("smoke", records).final
     assert converge_report.answer_clause("smoke", []) is None
+    # a budget is answered at the longest length the rule asks for; each shorter comparison
+    # says it is not the answer, and the answer clause says so while that length is not compared
+    answer = converge_report.answer_length(converge.design("smoke"), 12_000, records)
+    assert answer == longest and "not the budget's answer" not in clause
+    for c in cells:
+        (line,) = [x for x in lines if x.startswith(f"- 12,000 parameters, {c.steps:,} steps, ")]
+        said = f"; not the budget's answer, which is made at {answer:,} steps"
+        assert (said in line) == (c.steps < answer) and "not yet compared there" not in line
+    at_answer = {r["experiment_key"] for r in records
+                 if r["experiment"]["labels"]["steps"] == answer}  # fmt: skip
+    short = [r for r in records if r["experiment_key"] not in at_answer]
+    assert f"not the budget's answer, which is made at {answer:,} steps" in (
+        converge_report.answer_clause("smoke", short)
+    ) and "not yet compared there" in converge_report.answer_clause("smoke", short)
     # the curves figure's runs: each variant's reporting runs of each length's tuned setting
     d = converge.design("smoke")
     runs = converge_report.reporting_runs("smoke", records, 12_000)

@@ -240,10 +240,19 @@ def _state(converged: dict) -> str:
     return "convergence not yet checked"
 
 
+def answer_length(d: converge.Design, budget: int, records: Sequence[dict]) -> int:
+    """The length at which ``budget``'s comparisons are answered: the longest the convergence
+    rule asks for so far (:func:`rnnlab.experiments.converge.lengths_needed`; a budget's
+    variants share their lengths). A comparison at a shorter length is shown, but it is not the
+    budget's answer."""
+    return max(n for v in d.variants for n in converge.lengths_needed(d, budget, v, records))
+
+
 def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
     """The converged verdicts in one clause for the answer page, or ``None`` before any
     comparison has two paired seeds: per budget and deeper variant, depth minus one layer at the
     longest length measured, its interval, verdict, seeds and convergence (:func:`results`)."""
+    d = converge.design_for(profile, records)
     longest: dict[tuple[int, str], CellResult] = {}
     for c in results(profile, records):
         if c.wide == "L1" and c.steps >= getattr(longest.get((c.budget, c.deep)), "steps", 0):
@@ -254,9 +263,26 @@ def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
         f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
         f"{fmt_ci(c.effect.effect, c.effect.ci_low, c.effect.ci_high)} bits/char, "
         f"**{c.effect.verdict}** ({c.reason + '; ' if c.reason else ''}{c.effect.n_seeds} "
-        f"{f'of {c.planned} ' if c.interim else ''}seeds, {_state(c.converged)})"
+        f"{f'of {c.planned} ' if c.interim else ''}seeds, {_state(c.converged)}"
+        f"{_not_the_answer(d, c, records)})"
         for c in sorted(longest.values(), key=lambda c: (c.budget, c.deep))
     )
+
+
+def _not_the_answer(
+    d: converge.Design, c: CellResult, records: Sequence[dict], cells: Sequence[CellResult] = ()
+) -> str:
+    """The clause that says a comparison is shorter than its budget's answer
+    (:func:`answer_length`), whether the convergence rule added that length, and whether the
+    same comparison is among ``cells`` there yet; empty at the answer's length."""
+    longest = answer_length(d, c.budget, records)
+    if c.steps >= longest:
+        return ""
+    added = " (added by the convergence rule)" if longest not in d.lengths else ""
+    made = any((x.budget, x.wide, x.deep, x.steps) == (c.budget, c.wide, c.deep, longest)
+               for x in cells)  # fmt: skip
+    later = "" if made else ", not yet compared there"
+    return f"; not the budget's answer, which is made at {longest:,} steps{added}{later}"
 
 
 def _conv(flag: bool | None, steps: int, d: converge.Design) -> str:
@@ -479,7 +505,9 @@ def report_lines(
                 if c.interim
                 else f"; Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; "
             )  # fmt: skip
-            + f"{drops}; {conv}."
+            + f"{drops}; {conv}"
+            + _not_the_answer(d, c, records, cells)
+            + "."
         )
     lines += convergence_lines(d, records)
     lines += control_lines(d, records)
