@@ -883,3 +883,27 @@ def test_each_length_is_costed_from_the_fork_it_starts_from():
     assert _run_cost(d, 8_000, "tune", 0.1) == pytest.approx(160.0)  # its cooldown, 1,600 steps
     # from the 16,000-step run's fork at 12,800: 19,200 steps left
     assert _run_cost(d, 32_000, "report", 0.1) == pytest.approx(1_920.0)
+
+
+def test_a_verdict_says_how_many_budgets_its_holm_family_has_so_far() -> None:
+    """Holm adjusts across the design's budgets; while only some are judged the adjustment, and
+    so the verdict, can still change, and the line says over how many budgets it was made."""
+    from types import SimpleNamespace
+
+    from rnnlab.evidence import converge_report
+
+    d = converge.design("reference")
+    assert len(d.budgets) == 2
+
+    def cell(budget: int, steps: int = 16_000, reason: str = "", planned: int = 9, n: int = 9):
+        effect = SimpleNamespace(p_diff_adjusted=0.032, n_seeds=n)
+        return converge_report.CellResult(budget, steps, "L2", effect, {}, {}, "L1", reason,
+                                          planned)  # fmt: skip
+
+    one = cell(160_000)
+    others = [cell(400_000, reason="L2 failed to train"), cell(400_000, n=3),
+              cell(400_000, steps=8_000)]  # fmt: skip
+    said = converge_report._holm(d, one, [one, *others])
+    assert said == "Holm p 0.032 over 1 of 2 budgets so far"
+    both = [one, cell(400_000)]
+    assert converge_report._holm(d, one, both) == "Holm p 0.032"

@@ -285,6 +285,16 @@ def _not_the_answer(
     return f"; not the budget's answer, which is made at {longest:,} steps{added}{later}"
 
 
+def _holm(d: converge.Design, c: CellResult, cells: Sequence[CellResult]) -> str:
+    """``c``'s Holm-adjusted p, and, while fewer budgets than the design's are judged in its
+    family (same comparison and length), how many: the adjustment, and so the verdict, can
+    still change when the other budgets' verdicts come in."""
+    judged = sum((x.wide, x.deep, x.steps) == (c.wide, c.deep, c.steps) and not x.reason
+                 and not x.interim for x in cells)  # fmt: skip
+    so_far = f" over {judged} of {len(d.budgets)} budgets so far" if judged < len(d.budgets) else ""
+    return f"Holm p {c.effect.p_diff_adjusted:.2g}{so_far}"
+
+
 def _conv(flag: bool | None, steps: int, d: converge.Design) -> str:
     """The convergence rule's reading at ``steps`` in words. The rule compares a length with
     half of it, so at the design's shortest length it cannot be applied at all: that is said,
@@ -503,7 +513,7 @@ def report_lines(
                 else f"): **{e.verdict}**: interim, {e.n_seeds} of {c.planned} seeds (the "
                 f"verdict waits for all {c.planned}); "
                 if c.interim
-                else f"; Holm p {e.p_diff_adjusted:.2g}): **{e.verdict}**; "
+                else f"; {_holm(d, c, cells)}): **{e.verdict}**; "
             )  # fmt: skip
             + f"{drops}; {conv}"
             + _not_the_answer(d, c, records, cells)
