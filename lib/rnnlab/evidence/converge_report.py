@@ -54,6 +54,11 @@ class CellResult:
         carries no verdict (the design declared its verdict at its full seed count)."""
         return self.effect.n_seeds < self.planned
 
+    @property
+    def judged(self) -> bool:
+        """In Holm's family: neither a model that failed to train nor an interim look."""
+        return not self.reason and not self.interim
+
 
 INTERIM = "no verdict yet"
 """The label of an interim comparison (:attr:`CellResult.interim`), in place of a verdict."""
@@ -145,8 +150,7 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
         if c.interim and not c.reason
     ]
     for family in {(c.wide, c.deep, c.steps) for c in raw}:
-        group = [c for c in raw if (c.wide, c.deep, c.steps) == family and not c.reason
-                 and not c.interim]  # fmt: skip
+        group = [c for c in raw if (c.wide, c.deep, c.steps) == family and c.judged]
         judged = judge_budgets([c.effect for c in group])
         out += [replace(c, effect=e) for c, e in zip(group, judged, strict=True)]
     return sorted(out, key=lambda c: (c.budget, c.steps, c.wide != "L1", c.deep))
@@ -289,8 +293,8 @@ def _holm(d: converge.Design, c: CellResult, cells: Sequence[CellResult]) -> str
     """``c``'s Holm-adjusted p, and, while fewer budgets than the design's are judged in its
     family (same comparison and length), how many: the adjustment, and so the verdict, can
     still change when the other budgets' verdicts come in."""
-    judged = sum((x.wide, x.deep, x.steps) == (c.wide, c.deep, c.steps) and not x.reason
-                 and not x.interim for x in cells)  # fmt: skip
+    judged = sum((x.wide, x.deep, x.steps) == (c.wide, c.deep, c.steps) and x.judged
+                 for x in cells)  # fmt: skip
     so_far = f" over {judged} of {len(d.budgets)} budgets so far" if judged < len(d.budgets) else ""
     return f"Holm p {c.effect.p_diff_adjusted:.2g}{so_far}"
 

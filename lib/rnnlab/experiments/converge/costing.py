@@ -301,9 +301,8 @@ def plan(
         for v in d.variants:
             for m in set(d.extension) - set(lengths_needed(d, b, v, records)):
                 n_tune = len(v.dropouts) * len(d.lr_grid) * len(TUNE_SEEDS)
-                paid = m - (1 - d.decay_fraction) * max(d.lengths)  # from the 16K run's fork
                 seeds = report_seeds(d, b, (v.name,), records) or d.seeds
-                ext += (n_tune + len(seeds)) * paid * t_step(b, v.num_layers)
+                ext += (n_tune + len(seeds)) * _run_cost(d, m, "tune", t_step(b, v.num_layers))
     try:
         sd = map_paired_sd(map_records, d.budgets)
     except ValueError:
