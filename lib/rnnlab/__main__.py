@@ -76,9 +76,9 @@ def cmd_labs(args: argparse.Namespace) -> int:
 def run_options(args: argparse.Namespace, **given: object) -> RunOptions:
     """The run options of a command, built once from its parsed arguments: ``--jobs``,
     ``--device``, ``--threads``, ``--scheduler`` (else ``$DASK_SCHEDULER_ADDRESS``),
-    ``--checkpoint-dir`` and ``--max-runs``, as far as the command has them; ``given`` adds the
-    ones a command decides itself (a drain file). A bad value is a ValueError naming the option
-    (exit status 2)."""
+    ``--checkpoint-dir``, ``--max-runs`` and ``--until``, as far as the command has them;
+    ``given`` adds the ones a command decides itself (a drain file). A bad value is a
+    ValueError naming the option (exit status 2)."""
     values = vars(args)
     fields = {
         name: values[name]
@@ -87,6 +87,10 @@ def run_options(args: argparse.Namespace, **given: object) -> RunOptions:
     }
     if "scheduler" in values:  # only the commands that offer --scheduler read the environment
         fields["scheduler"] = scheduler_address(values["scheduler"])
+    if values.get("until") is not None:
+        from rnnlab.experiments.deadline import parse_until
+
+        fields["until"] = parse_until(values["until"])
     return RunOptions(**fields, **given)
 
 
@@ -318,6 +322,8 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else converge.default_out(args.profile)
     drain = scale.default_drain_file(out)
+    options = run_options(args, stop_file=drain)
+    until = options.until.isoformat(timespec="minutes") if options.until else None
 
     def header(total: int, already: int) -> str:
         lines = [
@@ -325,6 +331,8 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
             f"to stop after the runs in progress (nothing lost): touch {drain}",
             f"to stop now (each run in flight saves its step): kill {os.getpid()}",
         ]
+        if until:
+            lines.append(f"until {until}: a run starts only if it is expected to end by then")
         if args.profile == "smoke":
             lines.append(
                 "note: the smoke profile checks code paths only; its numbers are not evidence."
@@ -338,10 +346,16 @@ def cmd_run_converge(args: argparse.Namespace) -> int:
             header=header,
             planned_runs=functools.partial(converge.planned_runs, converge.design(args.profile)),
             run=functools.partial(converge.run_converge, args.profile),
-            options=run_options(args, stop_file=drain),
+            options=options,
         )
     finally:
         drain.unlink(missing_ok=True)
+    if records.held_back:
+        print(
+            f"converge {args.profile}: {len(records.held_back)} runs could start but none was "
+            f"expected to end by {until}; rerun to go on",
+            flush=True,
+        )
     return _failed_status(records, out)
 
 
@@ -543,6 +557,11 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--profile", default="reference", help="reference, gpu or smoke")
     rc.add_argument("--out", help="results file (default data/results/converge/PROFILE.jsonl)")
     add_run_arguments(rc, jobs=2, max_runs=True, shared_folder="<out>.ckpt (checkpoints and forks)")
+    rc.add_argument(
+        "--until",
+        help="start only the runs expected to end by then, so the sweep ends with none in "
+        "flight: a clock time (08:30), an ISO date and time, or a duration (2h30m)",
+    )
     rc.set_defaults(func=cmd_run_converge)
     return p
 

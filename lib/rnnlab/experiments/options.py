@@ -3,10 +3,11 @@
 :func:`rnnlab.experiments.owntext.run_lab_on_text`, :func:`rnnlab.experiments.scale.run_scale`,
 :func:`rnnlab.experiments.converge.run_converge`) and that the command line builds once from its
 options (``--jobs``, ``--device``, ``--threads``, ``--scheduler``, ``--checkpoint-dir``,
-``--max-runs``)."""
+``--max-runs``, ``--until``)."""
 
 from __future__ import annotations
 
+import datetime as _dt
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,12 @@ class RunOptions:
         drains the sweep: once this file exists no new run starts, the runs in progress finish and
         are recorded, and the sweep returns (see
         :func:`rnnlab.experiments.scale.default_drain_file`).
+    ``until`` (``--until``, an aware datetime; :func:`rnnlab.experiments.deadline.parse_until`
+    reads the option)
+        start no run that is not expected to end by then (:func:`rnnlab.experiments.deadline.fits`
+        on the design's estimate of each run), so the sweep returns with nothing in flight and
+        fills its last hour with the shorter runs that fit. Runs in flight are not stopped.
+        Only a sweep that can estimate its runs takes it (``run-converge``).
 
     A bad value is a ValueError naming the option and what it allows, e.g.
     ``--jobs must be an integer >= 1, got 0``. ``dataclasses.replace`` checks the new values
@@ -58,6 +65,7 @@ class RunOptions:
     checkpoint_dir: Path | None = None
     max_runs: int | None = None
     stop_file: Path | None = None
+    until: _dt.datetime | None = None
 
     def __post_init__(self) -> None:
         _check_count("--jobs", self.jobs)
@@ -73,6 +81,12 @@ class RunOptions:
             raise ValueError(
                 "--scheduler must be a Dask scheduler's address such as tcp://head:8786, "
                 f"got {self.scheduler!r}"
+            )
+        if self.until is not None and (
+            not isinstance(self.until, _dt.datetime) or self.until.tzinfo is None
+        ):
+            raise ValueError(
+                f"--until must be a date and time with a time zone, got {self.until!r}"
             )
         for name in ("checkpoint_dir", "stop_file"):
             value = getattr(self, name)

@@ -36,6 +36,7 @@ tuning), :mod:`rnnlab.experiments.runner` (executors), :mod:`rnnlab.experiments.
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from rnnlab.experiments import runner
+from rnnlab.experiments.deadline import fits
 from rnnlab.experiments.experiment import (
     FAMILY_LABEL,
     TUNE_SEEDS,
@@ -231,13 +233,22 @@ def fork_first(
 class SweepRecords(list):
     """What :func:`run_sweep` returns: a plain ``list`` of every run record in the results file
     (each ``run_id`` once), plus ``failures``: the runs that raised in this sweep, as
-    :func:`rnnlab.experiments.store.failure_record` dicts (also written to ``<out>.failed``)."""
+    :func:`rnnlab.experiments.store.failure_record` dicts (also written to ``<out>.failed``),
+    and ``held_back``: the run ids that could have started when the sweep returned but were
+    not expected to end by ``options.until`` (empty without a deadline)."""
 
     failures: list[dict]
+    held_back: list[str]
 
-    def __init__(self, records: Iterable[dict] = (), failures: Iterable[dict] = ()) -> None:
+    def __init__(
+        self,
+        records: Iterable[dict] = (),
+        failures: Iterable[dict] = (),
+        held_back: Iterable[str] = (),
+    ) -> None:
         super().__init__(records)
         self.failures = list(failures)
+        self.held_back = list(held_back)
 
 
 def run_sweep(
@@ -249,6 +260,8 @@ def run_sweep(
     on_record: Callable[[dict], None] | None = None,
     on_failure: Callable[[dict], None] | None = None,
     pending: Callable[[Sequence[dict]], list[tuple[Experiment, str, int, float]]] | None = None,
+    estimate: Callable[[tuple[Experiment, str, int, float], Sequence[dict]], float | None]
+    | None = None,
 ) -> SweepRecords:
     """Run every missing run of ``spec``, appending each finished one to ``out``.
 
@@ -286,7 +299,18 @@ def run_sweep(
     start now, in order of priority; a design run in stages passes its own, across its stages
     (:func:`rnnlab.experiments.converge.pending_runs`), and ``spec`` then only names the lab
     and profile.
+
+    ``options.until`` ends the sweep by a time: a run starts only if ``estimate(unit, records)``
+    (its expected wall seconds from now on, e.g.
+    :func:`rnnlab.experiments.converge.costing.seconds_left`) says it ends by then
+    (:func:`rnnlab.experiments.deadline.fits`); the runs that do not fit are passed over for
+    later ones that do, and the sweep returns when none is in flight (``.held_back`` lists the
+    ones left). A deadline without ``estimate`` is a ValueError.
     """
+    if options is not None and options.until is not None and estimate is None:
+        raise ValueError(
+            "--until needs a sweep that estimates how long each run takes (run-converge)"
+        )
     store = ResultsStore(out)
     out = store.path
     records = store.read()
@@ -338,9 +362,20 @@ def run_sweep(
         units = pending(records) if pending is not None else pending_units(spec, records)
         return [u for u in units if run_id(*u) not in failed]
 
+    until = options.until.timestamp() if options.until is not None else None
+    held: list[str] = []  # the runs the deadline kept back when last looked at
+
+    def fits_deadline(unit: tuple[Experiment, str, int, float]) -> bool:
+        if until is None:
+            return True
+        if fits(estimate(unit, records), time.time(), until):
+            return True
+        held.append(run_id(*unit))
+        return False
+
     def finish() -> SweepRecords:
         store.prune_failures()
-        return SweepRecords(records, failed.values())
+        return SweepRecords(records, failed.values(), held)
 
     kwargs = dict(
         lab=spec.lab,
@@ -355,12 +390,13 @@ def run_sweep(
         running: dict[Any, tuple] = {}
         try:
             while True:
+                held.clear()
                 if budget_left():
                     busy = {run_id(*u) for u in running.values()}
                     for unit in fork_first(todo(), options.checkpoint_dir, busy):
                         if ex.slots is not None and len(running) >= ex.slots:
                             break
-                        if run_id(*unit) not in busy:
+                        if run_id(*unit) not in busy and fits_deadline(unit):
                             running[ex.submit(unit)] = unit
                 if not running:
                     break

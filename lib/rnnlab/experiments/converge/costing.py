@@ -7,6 +7,7 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments.converge.grid import (
@@ -195,7 +196,6 @@ def gpu_step_seconds(
     ``data/bench/depth-cost-cuda.json``; its row of that depth at the budget nearest on a log
     scale) times the median ratio of the measured cells to it (1 before any run)."""
     runs = run_step_seconds([r for r in records if r.get("device") == "cuda"])
-    out = {k: statistics.median(v) for k, v in runs.items()}
     if bench is None:
         import json
 
@@ -205,15 +205,27 @@ def gpu_step_seconds(
         bench = json.loads(path.read_text()) if path.exists() else {}
     from rnnlab.experiments.runner import bench_step_seconds
 
-    steps = bench_step_seconds(bench, "cuda")
-    if not steps:
+    return _measured_else_scaled(runs, bench_step_seconds(bench, "cuda"), budgets)
+
+
+def _measured_else_scaled(
+    runs: dict[tuple[int, int], list[float]],
+    bench: dict[tuple[int, int], float],
+    budgets: Sequence[int],
+) -> dict[tuple[int, int], float]:
+    """Seconds per step of each (budget, depth): the median of ``runs`` where a cell has runs;
+    for the cells of ``budgets`` at depths 1, 2 and 4 without, ``bench``'s step of that depth
+    at the budget nearest on a log scale, times the median ratio of the measured cells to
+    ``bench`` (1 before any run). A depth ``bench`` lacks is left out."""
+    out = {k: statistics.median(v) for k, v in runs.items()}
+    if not bench:
         return out
 
     def at(budget: int, depth: int) -> float:
-        same = [b for b, k in steps if k == depth]
+        same = [b for b, k in bench if k == depth]
         if not same:
             return math.nan
-        return steps[(min(same, key=lambda b: abs(math.log(b / budget))), depth)]
+        return bench[(min(same, key=lambda b: abs(math.log(b / budget))), depth)]
 
     ratios = [v / at(*k) for k, v in out.items() if not math.isnan(at(*k))]
     ratio = statistics.median(ratios) if ratios else 1.0
@@ -222,6 +234,49 @@ def gpu_step_seconds(
             if (b, depth) not in out and not math.isnan(at(b, depth)):
                 out[(b, depth)] = ratio * at(b, depth)
     return out
+
+
+def seconds_left(
+    d: Design, checkpoint_dir: str | Path | None, timings: dict | None = None
+) -> Callable[[tuple, Sequence[dict]], float | None]:
+    """The wall-time estimate a deadline needs (``--until``,
+    :func:`rnnlab.experiments.sweep.run_sweep`'s ``estimate``): for a run ``unit`` given the
+    ``records`` so far, the steps it has left (its length less the step its checkpoint or its
+    fork in ``checkpoint_dir`` saved, :func:`rnnlab.experiments.deadline.saved_step`) times the
+    seconds per step of its (budget, depth): the median wall time per step of this device's
+    runs there (evaluation and the sweep's own load included, :func:`run_step_seconds`), else
+    the benchmark's step scaled by the measured cells' ratio to it (the CPU scale benchmark
+    ``timings``, default ``data/scale_step_seconds.json``; on the gpu profile the GPU
+    benchmark, :func:`gpu_step_seconds`). ``None`` where no step time is known."""
+    from rnnlab.experiments.deadline import saved_step
+    from rnnlab.experiments.experiment import fork_path
+
+    if d.profile != "gpu" and timings is None:
+        from rnnlab.experiments.scale import load_timings
+
+        timings = load_timings()
+    cache: dict[int, dict[tuple[int, int], float]] = {}
+
+    def step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], float]:
+        if len(records) not in cache:  # records only grow within a sweep
+            if d.profile == "gpu":
+                cache[len(records)] = gpu_step_seconds(records, d.budgets)
+            else:
+                own = run_step_seconds([r for r in records if r.get("device") != "cuda"])
+                bench = measured_step_seconds(timings or {})
+                cache[len(records)] = _measured_else_scaled(own, bench, d.budgets)
+        return cache[len(records)]
+
+    def estimate(unit: tuple, records: Sequence[dict]) -> float | None:
+        exp, role, seed, lr = unit
+        t = step_seconds(records).get((exp.budget, exp.num_layers))
+        if t is None or math.isnan(t):
+            return None
+        fork = fork_path(checkpoint_dir, *unit) if checkpoint_dir is not None else None
+        start = saved_step(checkpoint_dir, run_id(*unit), fork)
+        return max(exp.train.max_steps - start, 0) * t
+
+    return estimate
 
 
 def run_step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], list[float]]:

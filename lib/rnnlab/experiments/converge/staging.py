@@ -234,11 +234,14 @@ def run_converge(
     :data:`DEFAULT_OPTIONS`; a Dask ``options.scheduler`` included) over :func:`pending_runs`,
     which it asks again after every finished run, so each stage starts as soon as the data
     decide it. It returns when no run is left that can start, ``options.max_runs`` new runs
-    have finished or ``options.stop_file`` exists. A failed run is not retried in the same
-    sweep (nor is a stage that waits for it started); the other runs go on. Checkpoints and
-    forks go to ``options.checkpoint_dir`` (default ``<out>.ckpt``; on a Dask cluster the
-    workers write them there, so they must share that folder for the forks to be used). Returns
-    the records; ``.failures`` lists the failed runs."""
+    have finished or ``options.stop_file`` exists. With ``options.until`` a run starts only if
+    it is expected to end by then (:func:`~rnnlab.experiments.converge.costing.seconds_left`),
+    so a sitting can end with no run in flight (``.held_back`` lists the runs left). A failed
+    run is not retried in the same sweep (nor is a stage that waits for it started); the other
+    runs go on. Checkpoints and forks go to ``options.checkpoint_dir`` (default
+    ``<out>.ckpt``; on a Dask cluster the workers write them there, so they must share that
+    folder for the forks to be used). Returns the records; ``.failures`` lists the failed
+    runs."""
     from rnnlab.experiments.store import load_results
 
     d = design(profile)
@@ -247,6 +250,11 @@ def run_converge(
     if options.checkpoint_dir is None:
         options = dataclasses.replace(options, checkpoint_dir=out.with_name(out.name + ".ckpt"))
     check_same_corpus(d, load_results(out) if out.exists() else [], out)
+    estimate = None
+    if options.until is not None:  # only a deadline needs the estimate (and its benchmark)
+        from rnnlab.experiments.converge.costing import seconds_left
+
+        estimate = seconds_left(d, options.checkpoint_dir)
     return run_sweep(
         SweepSpec(LAB, d.profile, (), ()),
         out,
@@ -254,4 +262,5 @@ def run_converge(
         on_record=on_record,
         on_failure=on_failure,
         pending=lambda recs: pending_runs(d, recs),
+        estimate=estimate,
     )
