@@ -173,3 +173,20 @@ def test_run_converge_until_prints_the_deadline_and_what_it_held_back(tmp_path, 
     assert main([*cmd, "--until", "later"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("error: --until must be a clock time") and line.endswith("'later'")
+
+
+def test_a_deadline_prices_a_run_by_the_newest_runs_of_its_cell():
+    """A sitting's machine may differ from the last one's: the newest RECENT_RUNS runs of the
+    cell set the step time, not every run since the start."""
+    from rnnlab.experiments.converge.costing import RECENT_RUNS
+
+    exp = _tiny(40)
+
+    def run(seconds_per_step: float) -> dict:
+        return {"budget": exp.budget, "num_layers": exp.num_layers, "wall_time_s":
+                100 * seconds_per_step, "metrics": {"steps": 100}}  # fmt: skip
+
+    old, new = [run(0.09)] * 20, [run(0.05)] * RECENT_RUNS
+    estimate = seconds_left(converge.design("smoke"), None, timings={})
+    assert estimate((exp, "eval", 0, 4e-3), old + new) == pytest.approx(40 * 0.05)
+    assert estimate((exp, "eval", 0, 4e-3), old) == pytest.approx(40 * 0.09)
