@@ -631,6 +631,14 @@ def test_runs_that_can_start_from_a_fork_go_first(tmp_path):
     fork_path(tmp_path, longest, "tune", 10_000, 0.002).write_bytes(b"")
     assert fork_first([units[0], ext], tmp_path) == [units[0], ext]
     assert fork_first([units[1], units[0], ext], tmp_path) == [units[1], units[0], ext]
+    # a run whose longer sibling (same seed and rate) is also due waits for it: the longer
+    # run's forks then make it a cool-down in the same sitting
+    mid = (long_, "tune", 10_001, 0.002)
+    ext2 = (longest, "tune", 10_001, 0.002)
+    assert fork_first([units[2], mid, ext2, units[0]], tmp_path) == [ext2, units[0], units[2], mid]
+    assert fork_first([units[2], mid], tmp_path) == [mid, units[2]]
+    other_rate = (longest, "tune", 10_001, 0.004)  # another rate: no fork for mid, which
+    assert fork_first([units[2], mid, other_rate], tmp_path) == [mid, other_rate, units[2]]
 
 
 @pytest.mark.slow

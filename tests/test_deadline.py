@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import time
 
 import pytest
 from tests.test_converge import _tiny
@@ -160,16 +159,29 @@ def test_a_cell_without_runs_is_estimated_from_the_benchmark_scaled_by_the_measu
     assert estimate((exp, "eval", 0, 4e-3), []) == pytest.approx(40 * 0.02)  # ratio 1
 
 
-def test_run_converge_until_prints_the_deadline_and_what_it_held_back(tmp_path, capsys):
+def test_run_converge_until_prints_the_deadline_and_what_it_held_back(
+    tmp_path, capsys, monkeypatch
+):
+    """The command prints its deadline, and what it held back when it returns. The estimator
+    is replaced by one that says every run takes a day, so that no smoke run (each under a
+    second) can fit by chance; the real estimator is tested above."""
+    from rnnlab.experiments.converge import costing
+
     out = tmp_path / "c.jsonl"
     cmd = ["run-converge", "--profile", "smoke", "--jobs", "1", "--out", str(out)]
-    t0 = time.time()
-    assert main([*cmd, "--until", "1s"]) == 0
+    monkeypatch.setattr(costing, "seconds_left", lambda *a, **k: lambda unit, recs: 86_400.0)
+    assert main([*cmd, "--until", "2h"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith("until ") and "expected to end by then" in line for line in lines)
-    assert any("could start but none was expected to end by" in line for line in lines)
+    (held,) = [line for line in lines if "could start but none was expected to end by" in line]
+    assert held.startswith("converge smoke: ") and held.endswith("; rerun to go on")
     assert not out.exists() or not load_results(out)
-    assert time.time() - t0 < 60  # nothing trained
+    monkeypatch.undo()
+    # with a real estimate and time enough, runs are made and nothing is reported held back
+    assert main([*cmd, "--until", "2h", "--max-runs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(load_results(out)) == 2
+    assert not any("could start but none" in line for line in lines)
     assert main([*cmd, "--until", "later"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("error: --until must be a clock time") and line.endswith("'later'")

@@ -207,15 +207,20 @@ def fork_first(
     warmup-stable-decay schedule, :func:`rnnlab.experiments.experiment.family_forks`) share
     ``checkpoint_dir``: first the shorter lengths that can start from a fork a longer one left
     there (each costs its cool-down only), then the rest, and last the runs whose fork a run in
-    flight (``busy``: run ids) has yet to write. Forks are not committed, so a fork used in the
-    sitting that wrote it is compute saved that a later sitting would pay again. A run of the
-    family's longest length that has a fork keeps its place: it still starts from the fork,
-    but costs most of its length, so it does not jump ahead of the runs before it (until
-    2026-12-05 it did, which would have put an extension's tuning ahead of the runs of the
-    first verdict). The order within each group is kept; without ``checkpoint_dir`` nothing
-    changes."""
+    flight (``busy``: run ids) has yet to write, or a longer sibling also in ``units`` (at the
+    same rate) would write. Forks are not committed, so a fork used in the sitting that wrote
+    it is compute saved that a later sitting would pay again: where the rule has already added
+    a longer length, its run goes first and its forks make the shorter lengths a cool-down
+    each, in minutes, instead of leaving a fork for the longer one that the sitting may end
+    before using (run in either order within one sitting, the family costs the same steps). A
+    run of the family's longest length that has a fork keeps its place: it still starts from
+    the fork, but costs most of its length, so it does not jump ahead of the runs before it
+    (until 2026-12-05 it did, which would have put an extension's tuning ahead of the runs of
+    the first verdict). The order within each group is kept; without ``checkpoint_dir``
+    nothing changes."""
     if checkpoint_dir is None:
         return list(units)
+    waiting = {(run_id(*u), float(u[3])) for u in units}
 
     def rank(unit: tuple[Experiment, str, int, float]) -> int:
         exp, role, seed, lr = unit
@@ -223,7 +228,14 @@ def fork_first(
         shorter = exp.train.max_steps < longest
         if shorter and fork_path(checkpoint_dir, exp, role, seed, lr).exists():
             return 0
-        if any(run_id(other, role, seed, lr) in busy for _, other in family_forks(exp)):
+        siblings = family_forks(exp)
+        if any(run_id(other, role, seed, lr) in busy for _, other in siblings):
+            return 2
+        if any(
+            other.train.max_steps > exp.train.max_steps
+            and (run_id(other, role, seed, lr), float(lr)) in waiting
+            for _, other in siblings
+        ):
             return 2
         return 1
 

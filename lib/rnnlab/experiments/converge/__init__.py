@@ -67,9 +67,13 @@ stage leaves idle (at its tail, or while a grid extension waits for the runs tha
 takes a run of a later
 stage that can already start (:func:`pending_runs`), so no core waits; which runs are made is
 the stages' alone. A run that can start from a fork its sibling at another length left goes
-first, and one whose fork a run in flight has yet to write goes last
-(:func:`rnnlab.experiments.sweep.fork_first`): forks live in the uncommitted ``<out>.ckpt``, so
-one used in the sitting that wrote it is compute a later sitting would pay again. Each stage is a
+first, and one whose fork a run in flight, or a longer sibling already due, has yet to write
+goes last (:func:`rnnlab.experiments.sweep.fork_first`): forks live in the uncommitted
+``<out>.ckpt``, so one used in the sitting that wrote it is compute a later sitting would pay
+again, and where the rule has added a longer length before the shorter ones ran (the four-layer
+stacks at a budget whose one- and two-layer stacks needed the extension), the longest run goes
+first and leaves the others a cool-down each. ``--until`` ends a sitting with no run in flight
+(:mod:`rnnlab.experiments.deadline`). Each stage is a
 :class:`~rnnlab.experiments.sweep.SweepSpec`; one :func:`rnnlab.experiments.sweep.run_sweep`
 runs them all, so a killed sweep resumes (run ids are stable) and checkpoints every few
 minutes.
