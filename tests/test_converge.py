@@ -893,6 +893,41 @@ def test_each_length_is_costed_from_the_fork_it_starts_from():
     assert _run_cost(d, 32_000, "report", 0.1) == pytest.approx(1_920.0)
 
 
+def test_what_is_left_is_priced_from_the_forks_on_disk(tmp_path):
+    """A run whose fork-giving sibling (the design's longest length, same seed and rate) is
+    done but whose fork is not on disk (an earlier sitting left it) costs its whole length; a
+    fork or checkpoint on disk prices it from its step; a sibling not yet run will leave the
+    fork, so the cost model's assumption stands."""
+    from rnnlab.experiments.converge.costing import StagePlan, _left_cost, _run_cost
+    from rnnlab.experiments.experiment import run_id
+
+    d = converge.design("smoke")  # lengths 20 and 40, extension 80, 20% cooldown
+    v, t = d.variants[0], 0.5
+    e20, e40, e80 = (converge.experiment(d, 12_000, v, 0.0, n) for n in (20, 40, 80))
+    u20, u40, u80 = ((e, "tune", 10_000, 0.002) for e in (e20, e40, e80))
+    ckpt = tmp_path / "ckpt"
+
+    def left(unit, done=()):
+        return _left_cost(d, unit, unit[0].train.max_steps, "tune", t, set(done), ckpt)
+
+    assert left(u80) == (_run_cost(d, 80, "tune", t), False) == (48 * t, False)
+    assert left(u20) == (_run_cost(d, 20, "tune", t), False) == (4 * t, False)
+    assert left(u40) == (40 * t, False)
+    rec = run_unit(e40, lab=converge.LAB, profile="smoke", role="tune", seed=10_000, lr=0.002,
+                   checkpoint_dir=ckpt)  # fmt: skip
+    done = {rec["run_id"]}
+    assert rec["run_id"] == run_id(*u40)
+    assert left(u80, done) == (48 * t, False)  # its fork at step 32 is on disk
+    assert left(u20, done) == (4 * t, False)  # its fork at step 16
+    for path in ckpt.glob("*.fork.pt"):
+        path.unlink()  # a new checkout: the forks are gone
+    assert left(u80, done) == (80 * t, True)
+    assert left(u20, done) == (20 * t, True)
+    s = StagePlan("tune", 12_000, 80, ("L1",), runs=4, done=1, core_hours=2.0)
+    assert s.left == pytest.approx(1.5)  # without a checkpoint folder: the share by runs
+    assert StagePlan("tune", 1, 80, ("L1",), 4, 1, 2.0, left_core_hours=0.2).left == 0.2
+
+
 def test_a_verdict_says_how_many_budgets_its_holm_family_has_so_far() -> None:
     """Holm adjusts across the design's budgets; while only some are judged the adjustment, and
     so the verdict, can still change, and the line says over how many budgets it was made."""

@@ -306,7 +306,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         timings = scale.load_timings(args.timings)
         pilot = converge.pilot_out()
         pilot_records = load_results(pilot) if pilot.exists() and args.profile != "smoke" else []
-        p = converge.plan(args.profile, records, map_records, timings, pilot_records)
+        ckpt = scale.default_checkpoint_dir(out)  # run_converge's: what is left, run by run
+        p = converge.plan(args.profile, records, map_records, timings, pilot_records, ckpt)
         print("\n".join(converge.plan_lines(p)))
         print(f"  run or resume: python -m rnnlab run-converge --profile {args.profile} --jobs 2")
         return 0

@@ -48,6 +48,17 @@ class StagePlan:
     runs: int
     done: int
     core_hours: float  # nan where no step time is measured (e.g. 1M on a CPU)
+    # the core-hours of the runs not done, each from the step it would start at
+    # (:func:`_left_cost`); None: the stage's share by runs (plan without a checkpoint folder)
+    left_core_hours: float | None = None
+    forks_gone: int = 0  # runs not done whose fork a run of an earlier sitting left, now gone
+
+    @property
+    def left(self) -> float:
+        """Core-hours left: :attr:`left_core_hours`, else the not-done share of the stage."""
+        if self.left_core_hours is not None:
+            return self.left_core_hours
+        return self.core_hours * (self.runs - self.done) / self.runs if self.runs else 0.0
 
 
 @dataclass(frozen=True)
@@ -320,16 +331,53 @@ def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
     return paid * t_step
 
 
+def _left_cost(
+    d: Design,
+    unit: tuple,
+    steps: int,
+    kind: str,
+    t_step: float,
+    done_ids: set[str],
+    checkpoint_dir: str | Path,
+) -> tuple[float, bool]:
+    """Core-seconds a run not done will still cost, and whether the fork :func:`_run_cost`
+    assumes is gone: from the step its own checkpoint or fork in ``checkpoint_dir`` saved
+    (:func:`rnnlab.experiments.deadline.saved_step`); else its whole length if the run that
+    would have left its fork (the design's longest length, same seed and rate) is done, since
+    forks are not committed and that run left it in an earlier sitting, or on another machine;
+    else :func:`_run_cost` (the fork is yet to be written)."""
+    from rnnlab.experiments.deadline import saved_step
+    from rnnlab.experiments.experiment import fork_path, with_length
+
+    exp, role, seed, lr = unit
+    rid = run_id(exp, role, seed, lr)
+    if lr is not None:
+        fork = fork_path(checkpoint_dir, exp, role, seed, lr)
+    else:  # a reporting run whose rate is not chosen yet, or not passed: any fork of it
+        fork = next(iter(sorted(Path(checkpoint_dir).glob(f"{rid}.lr*.fork.pt"))), None)
+    saved = saved_step(checkpoint_dir, rid, fork)
+    longest = max(d.lengths)
+    if saved or steps == longest:
+        return (steps - saved) * t_step, False
+    if run_id(with_length(exp, longest), role, seed, lr) in done_ids:
+        return steps * t_step, True
+    return _run_cost(d, steps, kind, t_step), False
+
+
 def plan(
     profile: str,
     records: Sequence[dict],
     map_records: Sequence[dict],
     timings: dict,
     pilot_records: Sequence[dict] = (),
+    checkpoint_dir: str | Path | None = None,
 ) -> Plan:
     """The design of ``profile``, what it costs and how far ``records`` have taken it; with
     ``pilot_records`` (design version 1's runs, :func:`~rnnlab.experiments.converge.pilot_out`)
-    also what they measured (:func:`pilot_projection`)."""
+    also what they measured (:func:`pilot_projection`). With ``checkpoint_dir`` (the sweep's
+    ``<out>.ckpt``) what is left is priced run by run from the forks and checkpoints there
+    (:func:`_left_cost`); without it, each stage's left is its share by runs, which assumes
+    every fork is there."""
     d = design_for(profile, records)
     on_gpu = d.profile == "gpu"
     t = gpu_step_seconds(records, d.budgets) if on_gpu else measured_step_seconds(timings)
@@ -344,7 +392,7 @@ def plan(
         if st.kind == "tune":
             for cell in cells_of(st.spec.experiments).values():
                 grid, _ = cell_grid(cell, records)
-                units += [(e, run_id(e, "tune", s, lr)) for e in cell for lr in grid
+                units += [(e, "tune", s, lr) for e in cell for lr in grid
                           for s in TUNE_SEEDS]  # fmt: skip
         else:
             names = set(st.variants)
@@ -352,13 +400,17 @@ def plan(
                 experiment(d, st.budget, v, v.dropouts[0], st.steps)
                 for v in d.variants if v.name in names
             ]  # fmt: skip
-            units += [(e, run_id(e, "eval", s, None)) for e in exps for s in st.spec.seeds]
-        cost = sum(_run_cost(d, st.steps, st.kind, t_step(st.budget, e.num_layers))
-                   for e, _ in units)  # fmt: skip
-        done = sum(rid in done_ids for _, rid in units)
-        out.append(
-            StagePlan(st.kind, st.budget, st.steps, st.variants, len(units), done, cost / 3600)
-        )
+            units += [(e, "eval", s, None) for e in exps for s in st.spec.seeds]
+        cost = sum(_run_cost(d, st.steps, st.kind, t_step(st.budget, u[0].num_layers))
+                   for u in units)  # fmt: skip
+        todo = [u for u in units if run_id(*u) not in done_ids]
+        left, gone = None, 0
+        if checkpoint_dir is not None:
+            priced = [_left_cost(d, u, st.steps, st.kind, t_step(st.budget, u[0].num_layers),
+                                 done_ids, checkpoint_dir) for u in todo]  # fmt: skip
+            left, gone = sum(c for c, _ in priced) / 3600, sum(g for _, g in priced)
+        out.append(StagePlan(st.kind, st.budget, st.steps, st.variants, len(units),
+                             len(units) - len(todo), cost / 3600, left, gone))  # fmt: skip
     spent = sum(own_wall_time_s(r) for r in records)
     ext = 0.0  # the extensions the rule has not added yet (an added one is a stage above)
     for b in d.budgets:
@@ -421,8 +473,7 @@ def _first_verdict_lines(p: Plan, h: Callable[[float], str]) -> list[str]:
     idle processes only). Nothing once every decided reporting stage is done."""
     left = 0.0
     for s in p.stages:
-        if s.runs:
-            left += s.core_hours * (s.runs - s.done) / s.runs
+        left += s.left
         if s.kind == "report" and s.done < s.runs:
             seeds = s.runs // max(len(s.variants), 1)
             return [
@@ -500,8 +551,9 @@ def plan_lines(p: Plan) -> list[str]:
     total = sum(s.core_hours for s in priced) if priced else math.nan
     runs = sum(s.runs for s in p.stages)
     done = sum(s.done for s in p.stages)
-    left = sum(s.core_hours * (s.runs - s.done) / s.runs for s in priced if s.runs)
+    left = sum(s.left for s in priced)
     left = left if priced else math.nan
+    gone = sum(s.forks_gone for s in priced)
     if unpriced:  # e.g. on a GPU, a depth or budget no run has measured yet
         lines.append(
             f"  {unpriced} of {len(p.stages)} stages are not priced (no step time measured for "
@@ -521,7 +573,14 @@ def plan_lines(p: Plan) -> list[str]:
         f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps not added yet, "
         f"if every cell needed them: {h(p.extension_core_hours)} more"
     )
-    lines.append(f"  left: {runs - done} runs, {h(left)} by the cost model{at_measured}")
+    forks = (
+        f" ({gone} of them start without the fork the estimate above assumes: the run that "
+        "left it ran in an earlier sitting, and forks are not committed, so they cost their "
+        "whole length)"
+        if gone
+        else ""
+    )
+    lines.append(f"  left: {runs - done} runs, {h(left)} by the cost model{at_measured}{forks}")
     lines += _first_verdict_lines(p, h)
     for s in p.stages:
         who = "+".join(s.variants)
