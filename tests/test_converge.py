@@ -723,7 +723,7 @@ def test_the_gpu_profile_is_priced_by_its_own_runs_and_the_gpu_benchmark():
     """On a GPU the CPU benchmark prices nothing: a cell with runs costs their median step, a
     cell without the GPU benchmark's step at the nearest budget times the measured ratio."""
     from rnnlab.experiments import scale
-    from rnnlab.experiments.converge.costing import gpu_step_seconds, run_step_seconds
+    from rnnlab.experiments.converge.timing import gpu_step_seconds, run_step_seconds
 
     gpu = load_results(converge.default_out("gpu"))  # the H200 runs of 2026-12-04
     bench = {
@@ -768,7 +768,7 @@ def test_a_plan_of_runs_made_on_another_python_prints_their_corpus():
     """The GPU's runs read that machine's standard library: the plan prints their partition and
     projects the pilot onto their test files, not this Python's."""
     from rnnlab.experiments import scale
-    from rnnlab.experiments.converge.costing import gpu_step_seconds, run_step_seconds
+    from rnnlab.experiments.converge.timing import gpu_step_seconds, run_step_seconds
 
     gpu = load_results(converge.default_out("gpu"))
     info = gpu[0]["task_info"]

@@ -13,7 +13,7 @@ from tests.test_sweep import small_spec
 from rnnlab.__main__ import main
 from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments import converge
-from rnnlab.experiments.converge.costing import seconds_left
+from rnnlab.experiments.converge.timing import seconds_left
 from rnnlab.experiments.deadline import fits, parse_until, saved_step
 from rnnlab.experiments.experiment import fork_path, run_id
 from rnnlab.experiments.options import RunOptions
@@ -165,11 +165,11 @@ def test_run_converge_until_prints_the_deadline_and_what_it_held_back(
     """The command prints its deadline, and what it held back when it returns. The estimator
     is replaced by one that says every run takes a day, so that no smoke run (each under a
     second) can fit by chance; the real estimator is tested above."""
-    from rnnlab.experiments.converge import costing
+    from rnnlab.experiments.converge import timing
 
     out = tmp_path / "c.jsonl"
     cmd = ["run-converge", "--profile", "smoke", "--jobs", "1", "--out", str(out)]
-    monkeypatch.setattr(costing, "seconds_left", lambda *a, **k: lambda unit, recs: 86_400.0)
+    monkeypatch.setattr(timing, "seconds_left", lambda *a, **k: lambda unit, recs: 86_400.0)
     assert main([*cmd, "--until", "2h"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith("until ") and "expected to end by then" in line for line in lines)
@@ -190,7 +190,7 @@ def test_run_converge_until_prints_the_deadline_and_what_it_held_back(
 def test_a_deadline_prices_a_run_by_the_newest_runs_of_its_cell():
     """A sitting's machine may differ from the last one's: the newest RECENT_RUNS runs of the
     cell set the step time, not every run since the start."""
-    from rnnlab.experiments.converge.costing import RECENT_RUNS
+    from rnnlab.experiments.converge.timing import RECENT_RUNS
 
     exp = _tiny(40)
 

@@ -15,7 +15,7 @@ leave idle take shorter runs that fit. Runs in flight are never stopped for the 
   whose time cannot be estimated does not start.
 
 The estimate itself belongs to the design (e.g.
-:func:`rnnlab.experiments.converge.costing.seconds_left`);
+:func:`rnnlab.experiments.converge.timing.seconds_left`);
 :func:`rnnlab.experiments.sweep.run_sweep` applies the rule to every run it could start.
 """
 

@@ -314,7 +314,7 @@ def run_sweep(
 
     ``options.until`` ends the sweep by a time: a run starts only if ``estimate(unit, records)``
     (its expected wall seconds from now on, e.g.
-    :func:`rnnlab.experiments.converge.costing.seconds_left`) says it ends by then
+    :func:`rnnlab.experiments.converge.timing.seconds_left`) says it ends by then
     (:func:`rnnlab.experiments.deadline.fits`); the runs that do not fit are passed over for
     later ones that do, and the sweep returns when none is in flight (``.held_back`` lists the
     ones left). A deadline without ``estimate`` is a ValueError.

@@ -84,8 +84,9 @@ Command line::
     python -m rnnlab run-converge --profile reference --jobs 2 --nice 19   # run or resume
 
 The code is in submodules by job: :mod:`.grid` (the design), :mod:`.seeding` (the seed rule),
-:mod:`.staging` (the convergence rule, its stages and the runs) and :mod:`.costing` (the
-plan); this package re-exports their public names.
+:mod:`.staging` (the convergence rule, its stages and the runs), :mod:`.timing` (seconds per
+step: the benchmark, the runs', a deadline's estimate) and :mod:`.costing` (the plan); this
+package re-exports their public names.
 """
 
 from __future__ import annotations
@@ -94,12 +95,10 @@ from rnnlab.experiments.converge.costing import (
     PilotProjection,
     Plan,
     StagePlan,
-    measured_step_seconds,
     pilot_projection,
     pilot_text,
     plan,
     plan_lines,
-    run_step_seconds,
 )
 from rnnlab.experiments.converge.grid import (
     LAB,
@@ -139,6 +138,11 @@ from rnnlab.experiments.converge.staging import (
     run_converge,
     stage_done,
     stages,
+)
+from rnnlab.experiments.converge.timing import (
+    measured_step_seconds,
+    run_step_seconds,
+    seconds_left,
 )
 
 __all__ = [
@@ -180,6 +184,7 @@ __all__ = [
     "PilotProjection",
     "measured_step_seconds",
     "run_step_seconds",
+    "seconds_left",
     "plan",
     "plan_lines",
     "pilot_projection",

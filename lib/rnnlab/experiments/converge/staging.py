@@ -235,7 +235,7 @@ def run_converge(
     which it asks again after every finished run, so each stage starts as soon as the data
     decide it. It returns when no run is left that can start, ``options.max_runs`` new runs
     have finished or ``options.stop_file`` exists. With ``options.until`` a run starts only if
-    it is expected to end by then (:func:`~rnnlab.experiments.converge.costing.seconds_left`),
+    it is expected to end by then (:func:`~rnnlab.experiments.converge.timing.seconds_left`),
     so a sitting can end with no run in flight (``.held_back`` lists the runs left). A failed
     run is not retried in the same sweep (nor is a stage that waits for it started); the other
     runs go on. Checkpoints and forks go to ``options.checkpoint_dir`` (default
@@ -252,7 +252,7 @@ def run_converge(
     check_same_corpus(d, load_results(out) if out.exists() else [], out)
     estimate = None
     if options.until is not None:  # only a deadline needs the estimate (and its benchmark)
-        from rnnlab.experiments.converge.costing import seconds_left
+        from rnnlab.experiments.converge.timing import seconds_left
 
         estimate = seconds_left(d, options.checkpoint_dir)
     return run_sweep(
