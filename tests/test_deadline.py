@@ -202,3 +202,29 @@ def test_a_deadline_prices_a_run_by_the_newest_runs_of_its_cell():
     estimate = seconds_left(converge.design("smoke"), None, timings={})
     assert estimate((exp, "eval", 0, 4e-3), old + new) == pytest.approx(40 * 0.05)
     assert estimate((exp, "eval", 0, 4e-3), old) == pytest.approx(40 * 0.09)
+
+
+def test_the_module_examples_hold():
+    import doctest
+
+    from rnnlab.experiments import deadline
+
+    assert doctest.testmod(deadline).failed == 0
+
+
+def test_the_estimate_benchmark_replays_every_committed_run():
+    """benchmarks/bench_deadline_estimate.py (which measured MARGIN) prices each committed run
+    from the runs written before it: one ratio per run that paid steps itself."""
+    import importlib.util
+
+    from rnnlab.core.paths import repo_root
+
+    path = repo_root() / "benchmarks" / "bench_deadline_estimate.py"
+    spec = importlib.util.spec_from_file_location("bench_deadline_estimate", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    records = load_results(converge.default_out("reference"))
+    paid = [r for r in records if bench._paid_steps(r) > 0]
+    ratios = bench.replay("reference")
+    assert len(ratios["all"]["recent"]) == len(paid) > 0
+    assert all(x > 0 for x in ratios["all"]["recent"])

@@ -26,10 +26,12 @@ import math
 import re
 from pathlib import Path
 
-#: The estimate is a median of the runs so far, so half the runs take longer: a run must fit
-#: with this factor on its estimate (the 160K runs of 2026-12-05 ranged up to 1.5x their
-#: median when a test suite shared the machine; a sitting's tail has no such load).
-MARGIN = 1.2
+#: The estimate is a median of the newest runs, and a run shares the machine with whatever
+#: else runs there (a test suite, a book build), so runs take longer than their estimate: a run
+#: must fit with this factor on it. Replayed over the 100 committed reference runs of
+#: 2026-12-05 (``benchmarks/bench_deadline_estimate.py``), 28 took longer than 1.2x their
+#: estimate, 14 longer than 1.5x and 10 longer than 1.6x (the 90th percentile is 1.60).
+MARGIN = 1.6
 
 _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
@@ -101,7 +103,7 @@ def fits(seconds: float | None, now: float, until: float, margin: float = MARGIN
     seconds), ends by ``until`` with ``margin`` on its estimate. ``None`` or NaN: unknown,
     so no.
 
-    >>> fits(600, now=0, until=800), fits(600, now=0, until=700), fits(float("nan"), 0, 1e9)
+    >>> fits(600, now=0, until=1000), fits(600, now=0, until=900), fits(float("nan"), 0, 1e9)
     (True, False, False)
     """
     if seconds is None or not math.isfinite(seconds) or seconds < 0:

@@ -83,20 +83,36 @@ def _measured_else_scaled(
 RECENT_RUNS = 6
 
 
+def step_seconds_now(
+    d: Design, records: Sequence[dict], timings: dict | None = None
+) -> dict[tuple[int, int], float]:
+    """Seconds per step of each (budget, depth) as the machine runs now: the median wall time
+    per step of the newest :data:`RECENT_RUNS` runs there on this kind of device (evaluation
+    and the sweep's own load included, :func:`run_step_seconds`; the newest, because a
+    sitting's machine may be faster or slower than the last one's), else the benchmark's step
+    scaled by the measured cells' ratio to it (the CPU scale benchmark ``timings``, default
+    ``data/scale_step_seconds.json``; on the gpu profile the GPU benchmark,
+    :func:`gpu_step_seconds`)."""
+    if d.profile == "gpu":
+        return gpu_step_seconds(records, d.budgets)
+    if timings is None:
+        from rnnlab.experiments.scale import load_timings
+
+        timings = load_timings()
+    runs = run_step_seconds([r for r in records if r.get("device") != "cuda"])
+    own = {k: v[-RECENT_RUNS:] for k, v in runs.items()}  # in the order written
+    return _measured_else_scaled(own, measured_step_seconds(timings), d.budgets)
+
+
 def seconds_left(
     d: Design, checkpoint_dir: str | Path | None, timings: dict | None = None
 ) -> Callable[[tuple, Sequence[dict]], float | None]:
     """The wall-time estimate a deadline needs (``--until``,
     :func:`rnnlab.experiments.sweep.run_sweep`'s ``estimate``): for a run ``unit`` given the
     ``records`` so far, the steps it has left (its length less the step its checkpoint or its
-    fork in ``checkpoint_dir`` saved, :func:`rnnlab.experiments.deadline.saved_step`) times the
-    seconds per step of its (budget, depth): the median wall time per step of the newest
-    :data:`RECENT_RUNS` runs there on this kind of device (evaluation and the sweep's own load
-    included, :func:`run_step_seconds`; the newest, because a sitting's machine may be faster
-    or slower than the last one's), else
-    the benchmark's step scaled by the measured cells' ratio to it (the CPU scale benchmark
-    ``timings``, default ``data/scale_step_seconds.json``; on the gpu profile the GPU
-    benchmark, :func:`gpu_step_seconds`). ``None`` where no step time is known."""
+    fork in ``checkpoint_dir`` saved, :func:`rnnlab.experiments.deadline.saved_step`) times
+    :func:`step_seconds_now` of its (budget, depth). ``None`` where no step time is known.
+    ``benchmarks/bench_deadline_estimate.py`` replays the committed runs to measure it."""
     from rnnlab.experiments.deadline import saved_step
     from rnnlab.experiments.experiment import fork_path
 
@@ -106,20 +122,11 @@ def seconds_left(
         timings = load_timings()
     cache: dict[int, dict[tuple[int, int], float]] = {}
 
-    def step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], float]:
-        if len(records) not in cache:  # records only grow within a sweep
-            if d.profile == "gpu":
-                cache[len(records)] = gpu_step_seconds(records, d.budgets)
-            else:
-                runs = run_step_seconds([r for r in records if r.get("device") != "cuda"])
-                own = {k: v[-RECENT_RUNS:] for k, v in runs.items()}  # in the order written
-                bench = measured_step_seconds(timings or {})
-                cache[len(records)] = _measured_else_scaled(own, bench, d.budgets)
-        return cache[len(records)]
-
     def estimate(unit: tuple, records: Sequence[dict]) -> float | None:
         exp, role, seed, lr = unit
-        t = step_seconds(records).get((exp.budget, exp.num_layers))
+        if len(records) not in cache:  # records only grow within a sweep
+            cache[len(records)] = step_seconds_now(d, records, timings)
+        t = cache[len(records)].get((exp.budget, exp.num_layers))
         if t is None or math.isnan(t):
             return None
         fork = fork_path(checkpoint_dir, *unit) if checkpoint_dir is not None else None
