@@ -192,6 +192,27 @@ def test_converge_tuning_figure_draws_a_panel_per_variant_and_circles_finished_c
         figure_text.converge_tuning_alt(rows[3:])
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_convergence_figures_put_at_most_two_variants_side_by_side(n) -> None:
+    """The book shows a notebook figure about 690 px wide at 1280 px; three panels side by side
+    were shown at 63% of their size. Every variant keeps its panel, rows of two at most, with
+    the y label on each row and the legend in a spare slot where there is one."""
+    names = ["L1", "L2", "L4-res-LN", "L4-plain"][:n]
+    rows = [_tuning_row(v, 0.0, {0.002: 1.9, 0.004: 1.8}) for v in names]
+    runs = {v: {40: [_eval_run(0, 40, 1.8), _eval_run(1, 40, 1.9)]} for v in names}
+    for fig in (plots.converge_tuning_figure(rows, title="t", source="s"),
+                plots.converge_curves_figure(runs, title="t", source="s")):  # fmt: skip
+        panels = [ax for ax in fig.axes if ax.get_title()]
+        assert [ax.get_title().split(" ")[0] for ax in panels] == names
+        width, _ = fig.get_size_inches()
+        assert width <= 3.4 * 2 + 0.6  # two panels wide at most
+        assert sum(bool(ax.get_ylabel()) for ax in panels) == -(-n // 2)  # one per row
+        legends = [ax for ax in fig.axes if ax.get_legend() is not None]
+        assert len(legends) == 1
+        if n % 2:  # the spare slot of the last row holds the legend
+            assert n == 1 or not legends[0].axison
+
+
 def _eval_run(seed: int, steps: int, final: float) -> dict:
     """A reporting run whose validation falls linearly to ``final`` over ``steps``."""
     curves = [{"step": s, "val": final + 0.5 * (1 - s / steps)} for s in range(400, steps + 1, 400)]

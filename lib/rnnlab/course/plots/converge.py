@@ -18,6 +18,25 @@ from rnnlab.course.plots.style import LAYER_COLORS, count_formatter, source_note
 #: Line style per dropout setting of the regularisation control.
 DROPOUT_STYLES = {0.0: "-", 0.2: "--"}
 
+#: At most this many variant panels side by side. At 1280 px the book shows a notebook figure
+#: about 690 px wide: three panels of 3.4 inches were shown at 63% of their size (the browser
+#: tests' floor is 80%), and the four variants would be smaller still.
+PANELS_PER_ROW = 2
+
+
+def _panels(n: int, height: float) -> tuple[Figure, list, list]:
+    """A figure of ``n`` panels of 3.4 x ``height`` inches sharing the y axis, at most
+    :data:`PANELS_PER_ROW` to a row: the panels in order, and the unused slots of the last row
+    (axes turned off; a legend may go there)."""
+    cols = min(n, PANELS_PER_ROW)
+    rows = math.ceil(n / cols)
+    fig = Figure(figsize=(3.4 * cols + 0.6, height * rows + (0.4 if rows > 1 else 0.0)),
+                 layout="constrained")  # fmt: skip
+    slots = list(fig.subplots(rows, cols, sharey=True, squeeze=False).flat)
+    for ax in slots[n:]:
+        ax.set_axis_off()
+    return fig, slots[:n], slots[n:]
+
 
 def seed_scores(row: dict, records: Sequence[dict]) -> dict[float, list[float]]:
     """Each tuning seed's validation bits/char of ``row``'s experiment, by rate."""
@@ -46,8 +65,7 @@ def converge_tuning_figure(
     if not have:
         raise ValueError("rows must hold at least one tuning run")
     variants = list(dict.fromkeys(r["labels"]["variant"] for r in have))
-    fig = Figure(figsize=(3.4 * len(variants) + 0.6, 3.6), layout="constrained")
-    axes = fig.subplots(1, len(variants), sharey=True, squeeze=False)[0]
+    fig, axes, spare = _panels(len(variants), 3.6)
     for k, (ax, name) in enumerate(zip(axes, variants, strict=True)):
         color = LAYER_COLORS[k % len(LAYER_COLORS)]
         for r in (r for r in have if r["labels"]["variant"] == name):
@@ -69,14 +87,17 @@ def converge_tuning_figure(
         ax.set_xlabel("peak learning rate (log scale)")
         ax.set_title(name, fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("validation bits per character\n(lower is better)")
+    for ax in axes[::PANELS_PER_ROW]:
+        ax.set_ylabel("validation bits per character\n(lower is better)")
     handles = [Line2D([], [], color="0.3", ls=s, marker="o", label=f"dropout {d:g}")
                for d, s in DROPOUT_STYLES.items()]  # fmt: skip
     if records:
         handles.append(Line2D([], [], ls="", marker="x", color="0.3", label="each tuning seed"))
     handles.append(Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec="0.1",
                           label="chosen rate (grid finished)"))  # fmt: skip
-    axes[-1].legend(handles=handles, fontsize=7, handlelength=3.5)  # long enough to show dashes
+    where = spare[0] if spare else axes[-1]
+    where.legend(handles=handles, fontsize=7, handlelength=3.5,  # long enough to show dashes
+                 loc="center" if spare else "best")  # fmt: skip
     fig.suptitle(title + "\n(mean over the two tuning seeds)", fontsize=10)
     source_note(fig, source)
     return fig
@@ -118,8 +139,7 @@ def converge_curves_figure(
         raise ValueError("runs must hold at least one reporting run")
     lengths = sorted({n for by in have.values() for n in by}, reverse=True)
     styles = dict(zip(lengths, ("-", "--", ":", "-."), strict=False))
-    fig = Figure(figsize=(3.4 * len(have) + 0.6, 3.8), layout="constrained")
-    axes = fig.subplots(1, len(have), sharey=True, squeeze=False)[0]
+    fig, axes, spare = _panels(len(have), 3.8)
     low, high = math.inf, -math.inf
     for k, (ax, (name, by)) in enumerate(zip(axes, have.items(), strict=True)):
         color = LAYER_COLORS[k % len(LAYER_COLORS)]
@@ -157,13 +177,16 @@ def converge_curves_figure(
     if high > low:
         pad = 0.06 * (high - low)
         axes[0].set_ylim(low - pad, high + pad)
-    axes[0].set_ylabel("validation bits per character\n(lower is better)")
+    for ax in axes[::PANELS_PER_ROW]:
+        ax.set_ylabel("validation bits per character\n(lower is better)")
     handles = [Line2D([], [], color="0.3", ls=styles[n], label=f"{n:,} steps") for n in lengths]
     handles += [
         Patch(color="0.3", alpha=0.15, label="range over seeds"),
         Line2D([], [], color="0.3", marker="o", ls="", label="final, 95% interval"),
     ]
-    axes[-1].legend(handles=handles, fontsize=7, handlelength=3.5, loc="lower left")
+    where = spare[0] if spare else axes[-1]
+    where.legend(handles=handles, fontsize=7, handlelength=3.5,
+                 loc="center" if spare else "lower left")  # fmt: skip
     fig.suptitle(title + "\n(reporting runs: mean over seeds)", fontsize=10)
     source_note(fig, source)
     return fig
