@@ -26,16 +26,12 @@ from rnnlab.core.config import own_wall_time_s
 from rnnlab.experiments import converge
 from rnnlab.experiments.converge.timing import (
     RECENT_RUNS,
+    paid_steps,
     run_step_seconds,
     step_seconds_now,
 )
 from rnnlab.experiments.deadline import MARGIN
 from rnnlab.experiments.store import load_results
-
-
-def _paid_steps(r: dict) -> int:
-    m = r.get("metrics") or {}
-    return int(m.get("steps") or 0) - int((m.get("forked_from") or {}).get("step", 0))
 
 
 def replay(profile: str) -> dict[tuple[int, int] | str, dict[str, list[float]]]:
@@ -46,7 +42,7 @@ def replay(profile: str) -> dict[tuple[int, int] | str, dict[str, list[float]]]:
     d = converge.design_for(profile, records)
     ratios: dict = defaultdict(lambda: defaultdict(list))
     for i, r in enumerate(records):
-        steps, key = _paid_steps(r), (int(r["budget"]), int(r["num_layers"]))
+        steps, key = paid_steps(r), (int(r["budget"]), int(r["num_layers"]))
         if steps <= 0:
             continue
         before = records[:i]

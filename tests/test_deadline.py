@@ -204,6 +204,12 @@ def test_a_deadline_prices_a_run_by_the_newest_runs_of_its_cell():
     assert estimate((exp, "eval", 0, 4e-3), old) == pytest.approx(40 * 0.09)
 
 
+def doctest_ok(module) -> bool:
+    import doctest
+
+    return doctest.testmod(module).failed == 0
+
+
 def test_the_module_examples_hold():
     import doctest
 
@@ -224,7 +230,10 @@ def test_the_estimate_benchmark_replays_every_committed_run():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     records = load_results(converge.default_out("reference"))
-    paid = [r for r in records if bench._paid_steps(r) > 0]
+    from rnnlab.experiments.converge import timing
+
+    assert doctest_ok(timing)
+    paid = [r for r in records if timing.paid_steps(r) > 0]
     ratios = bench.replay("reference")
     assert len(ratios["all"]["recent"]) == len(paid) > 0
     assert all(x > 0 for x in ratios["all"]["recent"])

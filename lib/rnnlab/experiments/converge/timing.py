@@ -136,6 +136,17 @@ def seconds_left(
     return estimate
 
 
+def paid_steps(record: dict) -> int:
+    """The training steps a run record paid itself: its steps, less the step of the fork it
+    started from (the fork's steps were paid by a sibling).
+
+    >>> paid_steps({"metrics": {"steps": 8000, "forked_from": {"step": 6400}}})
+    1600
+    """
+    m = record.get("metrics") or {}
+    return int(m.get("steps") or 0) - int((m.get("forked_from") or {}).get("step", 0))
+
+
 def run_step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], list[float]]:
     """Wall seconds per training step that each committed run paid itself, per (budget,
     depth): :func:`rnnlab.core.config.own_wall_time_s` over the steps it trained (a run
@@ -144,8 +155,7 @@ def run_step_seconds(records: Sequence[dict]) -> dict[tuple[int, int], list[floa
     the cost model's idle-machine benchmark."""
     out: dict[tuple[int, int], list[float]] = {}
     for r in records:
-        m = r.get("metrics") or {}
-        steps = int(m.get("steps") or 0) - int((m.get("forked_from") or {}).get("step", 0))
+        steps = paid_steps(r)
         if steps > 0 and r.get("budget") and r.get("num_layers"):
             key = (int(r["budget"]), int(r["num_layers"]))
             out.setdefault(key, []).append(own_wall_time_s(r) / steps)
