@@ -333,7 +333,11 @@ def test_an_idle_process_takes_a_later_stage_s_run_and_nothing_undecided():
     assert {(e.budget, e.num_layers) for e, *_ in units} == {
         (b, n) for b in d.budgets for n in (1, 2, 4)
     }
-    assert {e.label("steps") for e, *_ in units} == set(d.lengths)  # no extension yet
+    # no extension the rule has not added yet; the declared ones only where declared
+    assert {(e.budget, e.label("steps")) for e, *_ in units} == {
+        (b, n) for b in d.budgets for n in d.lengths_at(b)
+    }
+    assert set(d.lengths_at(d.budgets[0])) == set(d.lengths)
 
 
 @pytest.mark.slow
@@ -435,7 +439,10 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     from rnnlab.evidence import converge_report
 
     empty = converge_report.report_lines("reference", [])
-    assert empty[0].startswith("- **Provisional**: 0 of at least 80 reporting runs")
+    d = converge.design("reference")  # every declared length of every budget, 5 seeds each
+    least = sum(len(d.lengths_at(b)) for b in d.budgets) * len(d.variants) * len(d.seeds)
+    assert least == 100  # 160K: 8,000 and 16,000 steps; 400K: 32,000 as well
+    assert empty[0].startswith(f"- **Provisional**: 0 of at least {least} reporting runs")
     assert any("nothing is measured at convergence" in line for line in empty)
     records = converge.run_converge("smoke", tmp_path / "c.jsonl", options=RunOptions())
     lines = converge_report.report_lines("smoke", records)
@@ -887,10 +894,17 @@ def test_each_length_is_costed_from_the_fork_it_starts_from():
     from rnnlab.experiments.converge.costing import _run_cost
 
     d = converge.design("reference")  # lengths 8,000 and 16,000; extension 32,000; 20% cooldown
-    assert _run_cost(d, 16_000, "tune", 0.1) == pytest.approx(1_600.0)  # the whole run
-    assert _run_cost(d, 8_000, "tune", 0.1) == pytest.approx(160.0)  # its cooldown, 1,600 steps
+    assert _run_cost(d, 160_000, 16_000, 0.1) == pytest.approx(1_600.0)  # the whole run
+    assert _run_cost(d, 160_000, 8_000, 0.1) == pytest.approx(160.0)  # its cooldown, 1,600 steps
     # from the 16,000-step run's fork at 12,800: 19,200 steps left
-    assert _run_cost(d, 32_000, "report", 0.1) == pytest.approx(1_920.0)
+    assert _run_cost(d, 160_000, 32_000, 0.1) == pytest.approx(1_920.0)
+    # 400K declares 32,000 from the start: that run is whole, the others its cooldowns
+    assert _run_cost(d, 400_000, 32_000, 0.1) == pytest.approx(3_200.0)
+    assert _run_cost(d, 400_000, 16_000, 0.1) == pytest.approx(320.0)
+    assert _run_cost(d, 400_000, 8_000, 0.1) == pytest.approx(160.0)
+    # a family costs the same steps either way when the extension is needed and no fork is lost
+    ways = [sum(_run_cost(d, b, n, 1.0) for n in d.family) for b in d.budgets]
+    assert ways == [36_800, 36_800]
 
 
 def test_what_is_left_is_priced_from_the_forks_on_disk(tmp_path):
@@ -908,10 +922,10 @@ def test_what_is_left_is_priced_from_the_forks_on_disk(tmp_path):
     ckpt = tmp_path / "ckpt"
 
     def left(unit, done=()):
-        return _left_cost(d, unit, unit[0].train.max_steps, "tune", t, set(done), ckpt)
+        return _left_cost(d, unit, unit[0].train.max_steps, t, set(done), ckpt)
 
-    assert left(u80) == (_run_cost(d, 80, "tune", t), False) == (48 * t, False)
-    assert left(u20) == (_run_cost(d, 20, "tune", t), False) == (4 * t, False)
+    assert left(u80) == (_run_cost(d, 12_000, 80, t), False) == (48 * t, False)
+    assert left(u20) == (_run_cost(d, 12_000, 20, t), False) == (4 * t, False)
     assert left(u40) == (40 * t, False)
     rec = run_unit(e40, lab=converge.LAB, profile="smoke", role="tune", seed=10_000, lr=0.002,
                    checkpoint_dir=ckpt)  # fmt: skip
@@ -950,3 +964,89 @@ def test_a_verdict_says_how_many_budgets_its_holm_family_has_so_far() -> None:
     assert said == "Holm p 0.032 over 1 of 2 budgets so far"
     both = [one, cell(400_000)]
     assert converge_report._holm(d, one, both) == "Holm p 0.032"
+
+
+def _declared(budget: int = 12_000) -> converge.Design:
+    """The smoke design with ``budget`` running its extension (80 steps) from the start."""
+    return replace(converge.design("smoke"), extended_from_start=(budget,),
+                   extended_declared="2026-12-05T09:45:00+00:00")  # fmt: skip
+
+
+def test_a_declared_budget_runs_the_extension_from_the_start_longest_first(monkeypatch):
+    """A budget in ``extended_from_start`` runs the extension whatever the rule says: its
+    lengths before any record, its stages (the longest length first, each tuning stage before
+    the reporting ones), and no extension left for the plan to price. The rule still reads the
+    doubling to the extension."""
+    d = _declared()
+    v = d.variants[0]
+    assert d.lengths_at(12_000) == (20, 40, 80) and d.lengths_at(1) == d.lengths
+    assert converge.lengths_needed(d, 12_000, v, []) == [20, 40, 80]
+    assert converge.lengths_needed(converge.design("smoke"), 12_000, v, []) == [20, 40]
+    assert [(st.kind, st.steps) for st in converge.stages(d, [])] == [
+        ("tune", 80), ("tune", 40), ("tune", 20), ("report", 80), ("report", 40), ("report", 20)
+    ]  # fmt: skip
+    # every tuning run of every length can start at once; the 80-step runs come first
+    units = converge.pending_runs(d, [])
+    assert {e.label("steps") for e, *_ in units} == {20, 40, 80}
+    assert units[0][0].label("steps") == 80
+    picked = {n: converge.experiment(d, 12_000, v, 0.0, n) for n in d.family}
+    monkeypatch.setattr(staging, "chosen", lambda d_, b, v_, n, r: picked[n])
+    monkeypatch.setattr(staging, "report_seeds", lambda d_, b, names, r: d.seeds)
+    recs = [_eval(picked[n], s, val) for n, val in ((40, 2.0), (80, 1.95)) for s in d.seeds]
+    assert converge.rule_gain(d, 12_000, v, 80, recs) == pytest.approx(0.05)
+    assert converge.converged(d, 12_000, v, 80, recs) is False
+
+
+def test_every_run_at_a_declared_budget_started_after_the_declaration():
+    """The committed results hold no run at a budget declared to run the extension from the
+    start that began before the declaration: the decision could not have read their results."""
+    from datetime import datetime
+
+    for profile in ("reference", "gpu"):
+        d = converge.design(profile)
+        assert d.extended_from_start and d.extended_declared
+        when = datetime.fromisoformat(d.extended_declared)
+        path = converge.default_out(profile)
+        records = load_results(path) if path.exists() else []
+        at = [r for r in records if r["budget"] in d.extended_from_start]
+        early = [r["run_id"] for r in at if datetime.fromisoformat(r["started_at"]) < when]
+        assert early == [], f"{profile}: runs at a declared budget before {when}: {early}"
+        assert all(b in d.budgets for b in d.extended_from_start)
+    assert converge.design("smoke").extended_from_start == ()
+
+
+def test_the_plan_states_the_declaration_and_the_gains_it_rests_on():
+    """The plan's line names the declared budgets and when, and recomputes from the records the
+    doubling gains at the budgets below them; without a declared budget there is no line."""
+    from rnnlab.experiments.converge.costing import declared_text
+
+    d = converge.design("reference")
+    records = load_results(converge.default_out("reference"))
+    text = declared_text(d, records)
+    assert text.startswith("at 400,000 parameters 32,000 steps are run from the start")
+    assert d.extended_declared in text
+    gains = {v.name: converge.rule_gain(d, 160_000, v, 16_000, records) for v in d.variants}
+    assert gains["L1"] is not None and gains["L2"] is not None  # both reporting stages are in
+    for name, g in gains.items():
+        assert (f" {name} " in text) == (g is not None)
+        assert g is None or f"{name} {g:+.3f}" in text
+    assert declared_text(converge.design("smoke"), records) == ""
+
+
+@pytest.mark.slow
+def test_a_declared_budget_s_longest_run_leaves_the_others_their_forks(tmp_path, monkeypatch):
+    """A real smoke sweep of a budget that declares its extension: each family's 80-step run
+    goes first, and every 40- and 20-step tuning run starts from the fork its 80-step sibling
+    left (the sibling ran just before it, in the same sweep), paying its cooldown only."""
+    d = _declared()
+    monkeypatch.setattr(staging, "design", lambda profile: d)
+    out = tmp_path / "c.jsonl"
+    records = converge.run_converge("smoke", out, options=RunOptions(jobs=1, max_runs=12))
+    tune = [r for r in records if r["role"] == "tune"]
+    steps = [r["experiment"]["labels"]["steps"] for r in tune]
+    assert steps[0] == 80 and steps.count(80) == 4 and len(steps) == 12
+    shorter = [r for r in tune if r["experiment"]["labels"]["steps"] < 80]
+    for r in shorter:
+        assert r["metrics"]["forked_from"]["max_steps"] == 80
+        n = r["experiment"]["labels"]["steps"]
+        assert r["metrics"]["forked_from"]["step"] == round((1 - d.decay_fraction) * n)

@@ -282,7 +282,13 @@ def _not_the_answer(
     longest = answer_length(d, c.budget, records)
     if c.steps >= longest:
         return ""
-    added = " (added by the convergence rule)" if longest not in d.lengths else ""
+    added = (
+        ""
+        if longest in d.lengths
+        else " (declared from the start)"
+        if longest in d.lengths_at(c.budget)
+        else " (added by the convergence rule)"
+    )
     made = any((x.budget, x.wide, x.deep, x.steps) == (c.budget, c.wide, c.deep, longest)
                for x in cells)  # fmt: skip
     later = "" if made else ", not yet compared there"

@@ -34,6 +34,21 @@ there, with a design declared here before any of its runs:
   tuned and run the same way (:func:`lengths_needed`: so every comparison has a common longest
   length; until 2026-12-05 only the failing variant was extended). A verdict is made at the
   longest length run and says, for each side, whether that length met the rule.
+* **The larger budgets run the extension from the start** (``Design.extended_from_start``:
+  400K in the reference profile, 400K and 1M in the gpu profile; declared at
+  :data:`~rnnlab.experiments.converge.grid.EXTENDED_DECLARED`, before any run at those
+  budgets; a test checks every run there started after it). At 160K every variant the rule
+  had read failed it at 16,000 steps (one layer and two both gained more than the margin), and
+  a budget is extended if *any* of its four variants fails, so the extension was the likely
+  outcome at 400K too. Added by the rule, the 32,000-step runs would start only after the
+  16,000-step reporting runs, sittings after the tuning runs whose forks they need, and forks
+  are not committed: each lost fork costs the 12,800 steps it would have saved. Declared, a
+  family costs the same steps when the extension is needed and every fork is kept, 36,800 for
+  32,000 + 16,000 + 8,000; it wastes 19,200 only if every variant would have converged at
+  16,000. The rule still reads every doubling, and the verdict is made at 32,000 steps. Nothing
+  in it depends on either depth's result at those budgets. A sweep under ``--until`` that
+  cannot fit a 32,000-step run into what is left of a sitting runs the 16,000-step one first;
+  its fork then starts the 32,000-step sibling, in the same sitting where it fits.
 * **Tuning at its own length**: every (budget, variant, length) is tuned itself: the rate on one
   log-spaced grid (:func:`rnnlab.experiments.tuning.cell_grid`: extended at an edge), at each
   dropout, on two tuning seeds (never reported); the dropout with the best tuned validation
@@ -135,6 +150,7 @@ from rnnlab.experiments.converge.staging import (
     pending_runs,
     pilot_out,
     planned_runs,
+    rule_gain,
     run_converge,
     stage_done,
     stages,
@@ -171,6 +187,7 @@ __all__ = [
     "Stage",
     "check_same_corpus",
     "converged",
+    "rule_gain",
     "doubling_gain",
     "lengths_needed",
     "stages",

@@ -24,6 +24,7 @@ from rnnlab.experiments.converge.seeding import (
 )
 from rnnlab.experiments.converge.staging import (
     lengths_needed,
+    rule_gain,
     stages,
 )
 from rnnlab.experiments.converge.timing import (
@@ -176,6 +177,7 @@ class Plan:
     # the seed rule's tuning is complete (rnnlab.experiments.converge.seeding)
     seed_rule: dict = field(default_factory=dict)
     pilot: PilotProjection | None = None  # design version 1's measurement (pilot_projection)
+    declared: str = ""  # the budgets that run the extension from the start (declared_text)
     # where step_seconds comes from, and the unit of every cost (plan_lines prints both)
     cost_source: str = "the scale benchmark, data/scale_step_seconds.json"
     unit: str = "core-h"
@@ -191,13 +193,14 @@ GPU_COSTS = {
 """The gpu profile's cost model: the CPU benchmark does not price GPU runs."""
 
 
-def _run_cost(d: Design, steps: int, kind: str, t_step: float) -> float:
-    """Core-seconds of one run: the design's longest length runs whole; a shorter one starts
-    from that run's fork and pays its cooldown only; an extension (longer) starts from the
-    same run's fork at the end of its stable phase and pays the rest (a run whose tuned
-    setting differs from the longest length's pays in full: the plan's lower estimate assumes
-    a fork)."""
-    longest = max(d.lengths)
+def _run_cost(d: Design, budget: int, steps: int, t_step: float) -> float:
+    """Core-seconds of one run at ``budget``: the longest length the budget declares
+    (:meth:`~rnnlab.experiments.converge.grid.Design.lengths_at`) runs whole; a shorter one
+    starts from that run's fork and pays its cooldown only; an extension the rule added
+    (longer) starts from the same run's fork at the end of its stable phase and pays the rest
+    (a run whose tuned setting differs from the longest length's pays in full: the plan's
+    lower estimate assumes a fork)."""
+    longest = max(d.lengths_at(budget))
     if steps == longest:
         paid = steps
     elif steps > longest:
@@ -211,7 +214,6 @@ def _left_cost(
     d: Design,
     unit: tuple,
     steps: int,
-    kind: str,
     t_step: float,
     done_ids: set[str],
     checkpoint_dir: str | Path,
@@ -232,12 +234,12 @@ def _left_cost(
     else:  # a reporting run whose rate is not chosen yet, or not passed: any fork of it
         fork = next(iter(sorted(Path(checkpoint_dir).glob(f"{rid}.lr*.fork.pt"))), None)
     saved = saved_step(checkpoint_dir, rid, fork)
-    longest = max(d.lengths)
+    longest = max(d.lengths_at(exp.budget))
     if saved or steps == longest:
         return (steps - saved) * t_step, False
     if run_id(with_length(exp, longest), role, seed, lr) in done_ids:
         return steps * t_step, True
-    return _run_cost(d, steps, kind, t_step), False
+    return _run_cost(d, exp.budget, steps, t_step), False
 
 
 def plan(
@@ -277,12 +279,12 @@ def plan(
                 for v in d.variants if v.name in names
             ]  # fmt: skip
             units += [(e, "eval", s, None) for e in exps for s in st.spec.seeds]
-        cost = sum(_run_cost(d, st.steps, st.kind, t_step(st.budget, u[0].num_layers))
+        cost = sum(_run_cost(d, st.budget, st.steps, t_step(st.budget, u[0].num_layers))
                    for u in units)  # fmt: skip
         todo = [u for u in units if run_id(*u) not in done_ids]
         left, gone = None, 0
         if checkpoint_dir is not None:
-            priced = [_left_cost(d, u, st.steps, st.kind, t_step(st.budget, u[0].num_layers),
+            priced = [_left_cost(d, u, st.steps, t_step(st.budget, u[0].num_layers),
                                  done_ids, checkpoint_dir) for u in todo]  # fmt: skip
             left, gone = sum(c for c, _ in priced) / 3600, sum(g for _, g in priced)
         out.append(StagePlan(st.kind, st.budget, st.steps, st.variants, len(units),
@@ -294,7 +296,7 @@ def plan(
             for m in set(d.extension) - set(lengths_needed(d, b, v, records)):
                 n_tune = len(v.dropouts) * len(d.lr_grid) * len(TUNE_SEEDS)
                 seeds = report_seeds(d, b, (v.name,), records) or d.seeds
-                ext += (n_tune + len(seeds)) * _run_cost(d, m, "tune", t_step(b, v.num_layers))
+                ext += (n_tune + len(seeds)) * _run_cost(d, b, m, t_step(b, v.num_layers))
     try:
         sd = map_paired_sd(map_records, d.budgets)
     except ValueError:
@@ -312,6 +314,7 @@ def plan(
         run_step_seconds=run_step_seconds(records),
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
         pilot=pilot_projection(d, pilot_records, records=records) if pilot_records else None,
+        declared=declared_text(d, records),
         **(GPU_COSTS if on_gpu else {}),
     )
 
@@ -340,6 +343,31 @@ def pilot_text(d: Design, q: PilotProjection) -> str:
         f"{q.projected.file_fixed:.4f} if they differ as much, and {q.seeds} seeds to "
         f"+/-{q.half_width:.4f} (a projection; the seed rule decides on this design's own "
         "tuning runs)"
+    )
+
+
+def declared_text(d: Design, records: Sequence[dict]) -> str:
+    """The budgets that run the extension from the start
+    (:attr:`~rnnlab.experiments.converge.grid.Design.extended_from_start`), when that was
+    declared, and what the convergence rule read at the budgets below them, from ``records``
+    (the evidence the declaration rests on, recomputed). Empty where no budget does."""
+    ahead = [b for b in d.budgets if b in d.extended_from_start]
+    if not ahead:
+        return ""
+    ext = ", ".join(f"{n:,}" for n in d.extension)
+    base = max(d.lengths)
+    read = []
+    for b in (b for b in d.budgets if b < min(ahead)):
+        gains = {v.name: rule_gain(d, b, v, base, records) for v in d.variants}
+        said = [f"{name} {g:+.3f}" for name, g in gains.items() if g is not None]
+        if said:
+            read.append(f"at {b:,} parameters doubling to {base:,} steps gained {', '.join(said)}"
+                        f" bits/char (the margin is {d.margin})")  # fmt: skip
+    why = f"; {'; '.join(read)}" if read else ""
+    return (
+        f"at {', '.join(f'{b:,}' for b in ahead)} parameters {ext} steps are run from the start "
+        f"(declared {d.extended_declared}, before any run there), so the longest run leaves "
+        f"the shorter lengths their forks in the same sitting{why}"
     )
 
 
@@ -377,6 +405,7 @@ def plan_lines(p: Plan) -> list[str]:
         f"{d.seq_len} characters, warmup-stable-decay ({d.decay_fraction:.0%} cooldown), "
         f"one run's forks start the other lengths; "
         f"{', '.join(f'{n:,}' for n in d.extension)} added where the rule fails",
+        *([f"  {p.declared}"] if p.declared else []),
         f"  convergence rule: doubling the training (N/2 -> N) improves mean validation "
         f"bits/char by less than {d.margin} (each length tuned itself)",
         f"  tuning: rates {', '.join(f'{x:g}' for x in d.lr_grid)} (extended at an edge, "
@@ -444,10 +473,15 @@ def plan_lines(p: Plan) -> list[str]:
     )
     lines.append(
         f"  runs: {runs} in the stages decided so far, {done} done; estimated {h(total)} "
-        f"(a shorter length counted at its cooldown only, a longer one from the end of the "
-        f"{max(d.lengths):,}-step run's stable phase), {p.spent_core_hours:.1f} {p.unit} "
-        f"spent; extensions to {', '.join(f'{n:,}' for n in d.extension)} steps not added yet, "
-        f"if every cell needed them: {h(p.extension_core_hours)} more"
+        f"(a shorter length counted at its cooldown only, a longer one the rule added from the "
+        f"end of the {max(d.lengths):,}-step run's stable phase), "
+        f"{p.spent_core_hours:.1f} {p.unit} spent; "
+        + (
+            f"extensions to {', '.join(f'{n:,}' for n in d.extension)} steps not added yet, "
+            f"if every cell needed them: {h(p.extension_core_hours)} more"
+            if p.extension_core_hours
+            else "every extension is added or declared"
+        )
     )
     forks = (
         f" ({gone} of them start without the fork the estimate above assumes: the run that "

@@ -60,9 +60,18 @@ def doubling_gain(val_half: Mapping[int, float], val_full: Mapping[int, float],
 def converged(d: Design, budget: int, variant: Variant, steps: int,
               records: Sequence[dict]) -> bool | None:  # fmt: skip
     """The declared convergence rule at ``steps``: the mean validation gain from ``steps / 2``
-    to ``steps`` over the reporting seeds (:func:`doubling_gain`) is below the margin. ``None``
+    to ``steps`` over the reporting seeds (:func:`rule_gain`) is below the margin. ``None``
     until both lengths' reporting runs are in (or when ``steps / 2`` is not a length of the
     design)."""
+    gain = rule_gain(d, budget, variant, steps, records)
+    return None if gain is None else gain < d.margin
+
+
+def rule_gain(d: Design, budget: int, variant: Variant, steps: int,
+              records: Sequence[dict]) -> float | None:  # fmt: skip
+    """What the convergence rule reads at ``steps``: :func:`doubling_gain` from ``steps / 2``
+    to ``steps``, each length at its tuned setting, over the reporting seeds. ``None`` as
+    :func:`converged`."""
     half = steps // 2
     seeds = report_seeds(d, budget, (variant.name,), records)
     if half not in d.family or seeds is None:
@@ -74,13 +83,13 @@ def converged(d: Design, budget: int, variant: Variant, steps: int,
     for r in records:
         if r.get("role") == "eval" and r["experiment_key"] in val:
             val[r["experiment_key"]][r["seed"]] = float(r["metrics"]["val"])
-    gain = doubling_gain(val[a.key], val[b.key], seeds)
-    return None if gain is None else gain < d.margin
+    return doubling_gain(val[a.key], val[b.key], seeds)
 
 
 def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[dict]) -> list[int]:
-    """The lengths that (budget, variant) runs: ``d.lengths``, then each ``extension`` length
-    while the longest so far fails the convergence rule for *any* variant at ``budget``.
+    """The lengths that (budget, variant) runs: ``d.lengths_at(budget)`` (the extension too
+    where the design runs it from the start), then each other ``extension`` length while the
+    longest so far fails the convergence rule for *any* variant at ``budget``.
 
     A budget's variants are extended together, so that every comparison at the budget can be
     made at one length, each side tuned there (a variant that had converged gains a longer
@@ -89,8 +98,8 @@ def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[d
     on 2026-12-05, when one layer at 160K had 8 of its 9 reporting seeds at both lengths and
     before the rule had decided for any variant; it favours neither side (``variant`` is kept
     for the callers: every variant at a budget gets the same lengths)."""
-    out = list(d.lengths)
-    for ext in d.extension:
+    out = list(d.lengths_at(budget))
+    for ext in (n for n in d.extension if n not in out):
         if not any(converged(d, budget, v, out[-1], records) is False for v in d.variants):
             break
         out.append(ext)
@@ -100,7 +109,8 @@ def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[d
 def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
     """The whole run order as far as ``records`` decide it (see the module docstring): per
     budget and group of variants (``d.groups``: L1 and L2 first, so the main comparison is
-    answered first), the tuning stages of the design's lengths (longest first), then their
+    answered first), the tuning stages of the budget's declared lengths
+    (:meth:`~rnnlab.experiments.converge.grid.Design.lengths_at`, longest first), then their
     reporting stages; then, for each extension length the rule added, its tuning stage and its
     reporting stage. So the verdict at the design's lengths comes before an extension's
     tuning (a process left idle takes that tuning early: :func:`pending_runs`). A report
@@ -111,8 +121,9 @@ def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
         need = {v.name: lengths_needed(d, budget, v, records)
                 for v in d.variants if v.name in group}  # fmt: skip
         lengths = sorted({n for ns in need.values() for n in ns}, reverse=True)
-        blocks = [[n for n in lengths if n in d.lengths]]
-        blocks += [[n] for n in sorted(set(lengths) - set(d.lengths))]
+        declared = d.lengths_at(budget)
+        blocks = [[n for n in lengths if n in declared]]
+        blocks += [[n] for n in sorted(set(lengths) - set(declared))]
         for block, kind in ((b, k) for b in blocks for k in ("tune", "report")):
             for steps in block:
                 names = tuple(v for v, ns in need.items() if steps in ns)
