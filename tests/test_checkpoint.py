@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import rnnlab.core.train as train_mod
+from rnnlab.core.checkpoint import saved_progress
 from rnnlab.core.config import TrainConfig
 from rnnlab.core.device import seed_everything
 from rnnlab.core.models import ModelConfig, build_model
@@ -121,6 +122,8 @@ def test_resume_after_a_crash_is_bit_identical(tmp_path, monkeypatch, dropout):
             checkpoint_every_s=0,
         )  # fmt: skip
     assert ckpt.exists() and saved_steps == list(range(1, 26))
+    step, elapsed = saved_progress(ckpt)  # what a deadline or a carry reads, without resuming
+    assert step == 25 and elapsed > 0
     monkeypatch.setattr(train_mod, "save_checkpoint", real_save)
     state = torch.load(ckpt, weights_only=True)
     assert state["step"] == 25 and [r["step"] for r in state["curves"]] == [7, 14, 21]
@@ -435,3 +438,17 @@ def test_an_interrupt_in_the_last_step_keeps_the_finished_training(tmp_path):
     hook.remove()
     assert torch.load(ckpt, weights_only=True)["step"] == cfg.max_steps
     assert_resumes_to_the_uninterrupted_run(task, cfg, 3, ckpt)
+
+
+def test_saved_progress_only_reads_and_says_none_for_what_is_not_a_checkpoint(tmp_path):
+    """No file, a truncated file and a file that is not a checkpoint give ``None`` and stay
+    where they are (moving a damaged file aside is the owning run's job)."""
+    assert saved_progress(tmp_path / "none.pt") is None
+    bad = tmp_path / "bad.pt"
+    torch.save({"step": 3, "elapsed_s": 1.5}, bad)
+    assert saved_progress(bad) == (3, 1.5)
+    bad.write_bytes(bad.read_bytes()[:20])  # truncated mid-write by a full disk, say
+    assert saved_progress(bad) is None and bad.exists()
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2)}, other)
+    assert saved_progress(other) is None and other.exists()

@@ -84,3 +84,19 @@ def load_checkpoint(path: str | Path, fingerprint: str) -> dict | None:
             "or task); delete it or pass another checkpoint path"
         )
     return state
+
+
+def saved_progress(path: str | Path) -> tuple[int, float] | None:
+    """How far the checkpoint at ``path`` got: its saved step and elapsed training seconds, or
+    ``None`` where there is no file or it cannot be read as a checkpoint. It only reads: an
+    unreadable file is left where it is (the run that owns it moves it aside when it starts,
+    :func:`load_checkpoint`). What the deadline's estimate and the sweep's report of runs in
+    flight both ask of a checkpoint without resuming it."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        return int(state["step"]), float(state["elapsed_s"])
+    except Exception:  # noqa: BLE001 - truncated, damaged, not a checkpoint: no progress
+        return None

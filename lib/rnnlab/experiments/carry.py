@@ -20,8 +20,6 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
 # a run's checkpoint "<run_id>.pt" or a fork "<run_id>.lr<rate>.fork.pt" (experiment.fork_path)
 _NAME = re.compile(r"^[0-9a-f]{8,64}(\.lr[0-9.e+-]+\.fork)?\.pt$")
 
@@ -58,15 +56,12 @@ def in_flight(folder: str | Path) -> list[InFlight]:
     """The runs in flight in ``folder`` (not the forks): each one's saved step and time. A file
     that cannot be read as a checkpoint is left out here (the run that owns it moves it aside
     and starts afresh: :func:`rnnlab.core.checkpoint.load_checkpoint`)."""
+    from rnnlab.core.checkpoint import saved_progress
+
     out = []
     for path in checkpoints(folder):
-        if _is_fork(path):
-            continue
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-            out.append(InFlight(path.name, int(state["step"]), float(state["elapsed_s"])))
-        except Exception:  # noqa: BLE001 - any unreadable file: not a run to report
-            continue
+        if not _is_fork(path) and (saved := saved_progress(path)) is not None:
+            out.append(InFlight(path.name, *saved))
     return out
 
 

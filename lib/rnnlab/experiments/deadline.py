@@ -87,14 +87,12 @@ def saved_step(checkpoint_dir: str | Path | None, run: str, fork: Path | None = 
     aside)."""
     if checkpoint_dir is None:
         return 0
-    import torch
+    from rnnlab.core.checkpoint import saved_progress
 
     for path in (Path(checkpoint_dir) / f"{run}.pt", fork):
         if path is not None and path.exists():
-            try:
-                return int(torch.load(path, map_location="cpu", weights_only=True)["step"])
-            except Exception:  # noqa: BLE001 - unreadable: the run starts afresh
-                return 0
+            saved = saved_progress(path)
+            return saved[0] if saved is not None else 0
     return 0
 
 
