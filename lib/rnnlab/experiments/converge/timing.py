@@ -83,6 +83,16 @@ def _measured_else_scaled(
 RECENT_RUNS = 6
 
 
+def _cpu_timings(timings: dict | None) -> dict:
+    """``timings``, or the CPU scale benchmark (``data/scale_step_seconds.json``) when
+    ``None``."""
+    if timings is not None:
+        return timings
+    from rnnlab.experiments.scale import load_timings
+
+    return load_timings()
+
+
 def step_seconds_now(
     d: Design, records: Sequence[dict], timings: dict | None = None
 ) -> dict[tuple[int, int], float]:
@@ -95,10 +105,7 @@ def step_seconds_now(
     :func:`gpu_step_seconds`)."""
     if d.profile == "gpu":
         return gpu_step_seconds(records, d.budgets)
-    if timings is None:
-        from rnnlab.experiments.scale import load_timings
-
-        timings = load_timings()
+    timings = _cpu_timings(timings)
     runs = run_step_seconds([r for r in records if r.get("device") != "cuda"])
     own = {k: v[-RECENT_RUNS:] for k, v in runs.items()}  # in the order written
     return _measured_else_scaled(own, measured_step_seconds(timings), d.budgets)
@@ -116,10 +123,8 @@ def seconds_left(
     from rnnlab.experiments.deadline import saved_step
     from rnnlab.experiments.experiment import fork_path
 
-    if d.profile != "gpu" and timings is None:
-        from rnnlab.experiments.scale import load_timings
-
-        timings = load_timings()
+    if d.profile != "gpu":  # loaded once here, not at every estimate
+        timings = _cpu_timings(timings)
     cache: dict[int, dict[tuple[int, int], float]] = {}
 
     def estimate(unit: tuple, records: Sequence[dict]) -> float | None:
