@@ -434,6 +434,29 @@ def test_plan_prints_design_resolution_and_cost():
     assert not any("next verdict" in x for x in converge.plan_lines(replace(p, stages=done)))
 
 
+def test_the_plan_times_each_budget_s_longest_run_for_a_deadline():
+    """The plan prints the longest run of each budget and depth as this machine runs it now,
+    and with the deadline's margin: before any run at 160K the design's 16,000 steps, at 400K the
+    declared 32,000; each time is its steps times ``step_seconds_now``."""
+    from rnnlab.experiments import scale
+    from rnnlab.experiments.converge.timing import step_seconds_now
+    from rnnlab.experiments.deadline import MARGIN
+
+    timings = scale.load_timings()
+    p = converge.plan("reference", [], [], timings)
+    now = step_seconds_now(p.design, [], timings)
+    assert {k: steps for k, (steps, _) in p.longest_runs.items()} == {
+        (160_000, 1): 16_000, (160_000, 2): 16_000, (160_000, 4): 16_000,
+        (400_000, 1): 32_000, (400_000, 2): 32_000, (400_000, 4): 32_000,
+    }  # fmt: skip
+    for (b, depth), (steps, secs) in p.longest_runs.items():
+        assert secs == pytest.approx(steps * now[(b, depth)])
+    (line,) = [x for x in converge.plan_lines(p) if "longest runs" in x]
+    steps, secs = p.longest_runs[(400_000, 4)]
+    assert f"400,000 L=4 32,000 steps {secs / 60:.0f} min ({MARGIN * secs / 60:.0f})" in line
+    assert not any("longest runs" in x for x in converge.plan_lines(replace(p, longest_runs={})))
+
+
 @pytest.mark.slow
 def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_path):
     from rnnlab.evidence import converge_report

@@ -178,6 +178,9 @@ class Plan:
     seed_rule: dict = field(default_factory=dict)
     pilot: PilotProjection | None = None  # design version 1's measurement (pilot_projection)
     declared: str = ""  # the budgets that run the extension from the start (declared_text)
+    # (budget, depth) -> (steps, wall seconds) of the longest run each budget needs so far, as
+    # this machine runs it now (converge.timing.step_seconds_now): what a deadline must fit
+    longest_runs: dict = field(default_factory=dict)
     # where step_seconds comes from, and the unit of every cost (plan_lines prints both)
     cost_source: str = "the scale benchmark, data/scale_step_seconds.json"
     unit: str = "core-h"
@@ -315,8 +318,45 @@ def plan(
         seed_rule={b: _seed_rule(d, b, records) for b in d.budgets},
         pilot=pilot_projection(d, pilot_records, records=records) if pilot_records else None,
         declared=declared_text(d, records),
+        longest_runs=_longest_runs(d, records, timings),
         **(GPU_COSTS if on_gpu else {}),
     )
+
+
+def _longest_runs(d: Design, records: Sequence[dict], timings: dict) -> dict:
+    """``{(budget, depth): (steps, seconds)}``: each budget's longest length so far
+    (:func:`lengths_needed`) at each depth, timed by
+    :func:`~rnnlab.experiments.converge.timing.step_seconds_now` (the newest runs here, else
+    the benchmark scaled), a whole run from step 0. Cells without a step time are left out."""
+    from rnnlab.experiments.converge.timing import step_seconds_now
+
+    now = step_seconds_now(d, records, timings)
+    out = {}
+    for b in d.budgets:
+        steps = max(n for v in d.variants for n in lengths_needed(d, b, v, records))
+        for depth in sorted({v.num_layers for v in d.variants}):
+            t = now.get((b, depth), math.nan)
+            if not math.isnan(t):
+                out[(b, depth)] = (steps, steps * t)
+    return out
+
+
+def _longest_lines(p: Plan) -> list[str]:
+    """One line: the longest runs of :attr:`Plan.longest_runs` in minutes, and with the
+    deadline's margin (:data:`rnnlab.experiments.deadline.MARGIN`): what ``--until`` must leave
+    room for."""
+    from rnnlab.experiments.deadline import MARGIN
+
+    if not p.longest_runs:
+        return []
+    parts = [
+        f"{b:,} L={depth} {steps:,} steps {s / 60:.0f} min ({MARGIN * s / 60:.0f})"
+        for (b, depth), (steps, s) in sorted(p.longest_runs.items())
+    ]
+    return [
+        f"  longest runs as this machine runs them now, from step 0 (with the {MARGIN}x margin a "
+        f"deadline adds): {'; '.join(parts)}"
+    ]
 
 
 def _seed_rule(d: Design, budget: int, records: Sequence[dict]) -> tuple[Spread | None, int | None]:
@@ -492,6 +532,7 @@ def plan_lines(p: Plan) -> list[str]:
     )
     lines.append(f"  left: {runs - done} runs, {h(left)} by the cost model{at_measured}{forks}")
     lines += _first_verdict_lines(p, h)
+    lines += _longest_lines(p)
     for s in p.stages:
         who = "+".join(s.variants)
         lines.append(f"    {s.kind:6s} {s.budget:>9,} x {s.steps:>6,} steps {who:18s}"
