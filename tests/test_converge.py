@@ -435,7 +435,7 @@ def test_plan_prints_design_resolution_and_cost():
 
 
 def test_the_plan_times_each_budget_s_longest_run_for_a_deadline():
-    """The plan prints the longest run of each budget and depth as this machine runs it now,
+    """The plan prints the longest run of each budget and depth as this machine runs it lately,
     and with the deadline's margin: before any run at 160K the design's 16,000 steps, at 400K the
     declared 32,000; each time is its steps times ``step_seconds_now``."""
     from rnnlab.experiments import scale

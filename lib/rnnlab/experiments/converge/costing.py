@@ -353,8 +353,9 @@ def _longest_lines(p: Plan) -> list[str]:
         f"{b:,} L={depth} {steps:,} steps {s / 60:.0f} min ({MARGIN * s / 60:.0f})"
         for (b, depth), (steps, s) in sorted(p.longest_runs.items())
     ]
+    where = "this machine runs" if p.unit == "core-h" else "the GPU ran"
     return [
-        f"  longest runs as this machine runs them now, from step 0 (with the {MARGIN}x margin a "
+        f"  longest runs as {where} them lately, from step 0 (with the {MARGIN}x margin a "
         f"deadline adds): {'; '.join(parts)}"
     ]
 
