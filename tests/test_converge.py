@@ -1073,3 +1073,20 @@ def test_a_declared_budget_s_longest_run_leaves_the_others_their_forks(tmp_path,
         assert r["metrics"]["forked_from"]["max_steps"] == 80
         n = r["experiment"]["labels"]["steps"]
         assert r["metrics"]["forked_from"]["step"] == round((1 - d.decay_fraction) * n)
+
+
+def test_every_report_stage_is_priced_for_each_of_its_variants():
+    """A report stage counts every variant's reporting runs at its seeds, also while one
+    variant's tuning is done and the other's is not (the committed results held that state on
+    2026-12-05: L1's 32,000-step tuning done, L2's not, and the plan counted 9 runs, not 18)."""
+    from rnnlab.experiments import scale
+
+    records = load_results(converge.default_out("reference"))
+    p = converge.plan("reference", records, [], scale.load_timings())
+    by_key = {(st.kind, st.budget, st.steps, st.variants): st
+              for st in converge.stages(p.design, records)}  # fmt: skip
+    reports = [s for s in p.stages if s.kind == "report"]
+    assert reports
+    for s in reports:
+        seeds = by_key[("report", s.budget, s.steps, s.variants)].spec.seeds
+        assert s.runs == len(s.variants) * len(seeds), (s.budget, s.steps, s.variants)

@@ -275,12 +275,10 @@ def plan(
                 grid, _ = cell_grid(cell, records)
                 units += [(e, "tune", s, lr) for e in cell for lr in grid
                           for s in TUNE_SEEDS]  # fmt: skip
-        else:
-            names = set(st.variants)
-            exps = list(st.spec.experiments) or [
-                experiment(d, st.budget, v, v.dropouts[0], st.steps)
-                for v in d.variants if v.name in names
-            ]  # fmt: skip
+        else:  # each variant's chosen experiment, or a stand-in while its tuning is not done
+            picked = {e.label("variant"): e for e in st.spec.experiments}
+            exps = [picked.get(v.name) or experiment(d, st.budget, v, v.dropouts[0], st.steps)
+                    for v in d.variants if v.name in st.variants]  # fmt: skip
             units += [(e, "eval", s, None) for e in exps for s in st.spec.seeds]
         cost = sum(_run_cost(d, st.budget, st.steps, t_step(st.budget, u[0].num_layers))
                    for u in units)  # fmt: skip
