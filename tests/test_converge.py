@@ -499,7 +499,7 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     assert converge_report.answer_clause("smoke", []) is None
     # a budget is answered at the longest length the rule asks for; each shorter comparison
     # says it is not the answer, and the answer clause says so while that length is not compared
-    answer = converge_report.answer_length(converge.design("smoke"), 12_000, records)
+    answer = converge.longest_length(converge.design("smoke"), 12_000, records)
     assert answer == longest and "not the budget's answer" not in clause
     for c in cells:
         (line,) = [x for x in lines if x.startswith(f"- 12,000 parameters, {c.steps:,} steps, ")]
@@ -1000,9 +1000,17 @@ def test_a_declared_budget_runs_the_extension_from_the_start_longest_first(monke
     lengths before any record, its stages (the longest length first, each tuning stage before
     the reporting ones), and no extension left for the plan to price. The rule still reads the
     doubling to the extension."""
+    import doctest
+
+    from rnnlab.experiments.converge import grid
+
+    tested = doctest.testmod(grid)  # the reference design's lengths, as its docstrings give them
+    assert tested.failed == 0 and tested.attempted >= 2
     d = _declared()
     v = d.variants[0]
     assert d.lengths_at(12_000) == (20, 40, 80) and d.lengths_at(1) == d.lengths
+    assert d.longest_at(12_000) == 80 and d.longest_at(1) == max(d.lengths)
+    assert converge.longest_length(d, 12_000, []) == 80
     assert converge.lengths_needed(d, 12_000, v, []) == [20, 40, 80]
     assert converge.lengths_needed(converge.design("smoke"), 12_000, v, []) == [20, 40]
     assert [(st.kind, st.steps) for st in converge.stages(d, [])] == [

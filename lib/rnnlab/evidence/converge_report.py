@@ -244,14 +244,6 @@ def _state(converged: dict) -> str:
     return "convergence not yet checked"
 
 
-def answer_length(d: converge.Design, budget: int, records: Sequence[dict]) -> int:
-    """The length at which ``budget``'s comparisons are answered: the longest the convergence
-    rule asks for so far (:func:`rnnlab.experiments.converge.lengths_needed`; a budget's
-    variants share their lengths). A comparison at a shorter length is shown, but it is not the
-    budget's answer."""
-    return max(n for v in d.variants for n in converge.lengths_needed(d, budget, v, records))
-
-
 def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
     """The converged verdicts in one clause for the answer page, or ``None`` before any
     comparison has two paired seeds: per budget and deeper variant, depth minus one layer at the
@@ -277,9 +269,10 @@ def _not_the_answer(
     d: converge.Design, c: CellResult, records: Sequence[dict], cells: Sequence[CellResult] = ()
 ) -> str:
     """The clause that says a comparison is shorter than its budget's answer
-    (:func:`answer_length`), whether the convergence rule added that length, and whether the
-    same comparison is among ``cells`` there yet; empty at the answer's length."""
-    longest = answer_length(d, c.budget, records)
+    (:func:`rnnlab.experiments.converge.longest_length`), whether the convergence rule added
+    that length, and whether the same comparison is among ``cells`` there yet; empty at the
+    answer's length."""
+    longest = converge.longest_length(d, c.budget, records)
     if c.steps >= longest:
         return ""
     added = (

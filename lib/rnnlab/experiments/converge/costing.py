@@ -24,6 +24,7 @@ from rnnlab.experiments.converge.seeding import (
 )
 from rnnlab.experiments.converge.staging import (
     lengths_needed,
+    longest_length,
     rule_gain,
     stages,
 )
@@ -203,7 +204,7 @@ def _run_cost(d: Design, budget: int, steps: int, t_step: float) -> float:
     (longer) starts from the same run's fork at the end of its stable phase and pays the rest
     (a run whose tuned setting differs from the longest length's pays in full: the plan's
     lower estimate assumes a fork)."""
-    longest = max(d.lengths_at(budget))
+    longest = d.longest_at(budget)
     if steps == longest:
         paid = steps
     elif steps > longest:
@@ -237,7 +238,7 @@ def _left_cost(
     else:  # a reporting run whose rate is not chosen yet, or not passed: any fork of it
         fork = next(iter(sorted(Path(checkpoint_dir).glob(f"{rid}.lr*.fork.pt"))), None)
     saved = saved_step(checkpoint_dir, rid, fork)
-    longest = max(d.lengths_at(exp.budget))
+    longest = d.longest_at(exp.budget)
     if saved or steps == longest:
         return (steps - saved) * t_step, False
     if run_id(with_length(exp, longest), role, seed, lr) in done_ids:
@@ -323,7 +324,7 @@ def plan(
 
 def _longest_runs(d: Design, records: Sequence[dict], timings: dict) -> dict:
     """``{(budget, depth): (steps, seconds)}``: each budget's longest length so far
-    (:func:`lengths_needed`) at each depth, timed by
+    (:func:`longest_length`) at each depth, timed by
     :func:`~rnnlab.experiments.converge.timing.step_seconds_now` (the newest runs here, else
     the benchmark scaled), a whole run from step 0. Cells without a step time are left out."""
     from rnnlab.experiments.converge.timing import step_seconds_now
@@ -331,7 +332,7 @@ def _longest_runs(d: Design, records: Sequence[dict], timings: dict) -> dict:
     now = step_seconds_now(d, records, timings)
     out = {}
     for b in d.budgets:
-        steps = max(n for v in d.variants for n in lengths_needed(d, b, v, records))
+        steps = longest_length(d, b, records)
         for depth in sorted({v.num_layers for v in d.variants}):
             t = now.get((b, depth), math.nan)
             if not math.isnan(t):

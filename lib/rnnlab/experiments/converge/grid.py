@@ -90,6 +90,15 @@ class Design:
             return tuple(sorted({*self.lengths, *self.extension}))
         return self.lengths
 
+    def longest_at(self, budget: int) -> int:
+        """The longest length ``budget`` declares (:meth:`lengths_at`): the run that is trained
+        whole and leaves the shorter ones their forks.
+
+        >>> design("reference").longest_at(160_000), design("reference").longest_at(400_000)
+        (16000, 32000)
+        """
+        return max(self.lengths_at(budget))
+
 
 #: When the budgets above 160K were declared to run 32,000 steps from the start (the package
 #: docstring says why): before any run at them, in the reference and the gpu results alike.

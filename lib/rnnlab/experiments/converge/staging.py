@@ -106,6 +106,13 @@ def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[d
     return out
 
 
+def longest_length(d: Design, budget: int, records: Sequence[dict]) -> int:
+    """The longest length :func:`lengths_needed` asks of ``budget`` so far: where its
+    comparisons are answered (its variants share their lengths, so it is the same for each), and
+    the longest run a sitting there must leave room for."""
+    return max(n for v in d.variants for n in lengths_needed(d, budget, v, records))
+
+
 def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
     """The whole run order as far as ``records`` decide it (see the module docstring): per
     budget and group of variants (``d.groups``: L1 and L2 first, so the main comparison is
