@@ -995,17 +995,22 @@ def _declared(budget: int = 12_000) -> converge.Design:
                    extended_declared="2026-12-05T09:45:00+00:00")  # fmt: skip
 
 
+def test_grid_doctests_give_the_reference_lengths() -> None:
+    """``grid``'s docstrings state the reference design's lengths per budget; they must hold
+    (and at least two must run, so the check cannot pass with none)."""
+    import doctest
+
+    from rnnlab.experiments.converge import grid
+
+    tested = doctest.testmod(grid)
+    assert tested.failed == 0 and tested.attempted >= 2
+
+
 def test_a_declared_budget_runs_the_extension_from_the_start_longest_first(monkeypatch):
     """A budget in ``extended_from_start`` runs the extension whatever the rule says: its
     lengths before any record, its stages (the longest length first, each tuning stage before
     the reporting ones), and no extension left for the plan to price. The rule still reads the
     doubling to the extension."""
-    import doctest
-
-    from rnnlab.experiments.converge import grid
-
-    tested = doctest.testmod(grid)  # the reference design's lengths, as its docstrings give them
-    assert tested.failed == 0 and tested.attempted >= 2
     d = _declared()
     v = d.variants[0]
     assert d.lengths_at(12_000) == (20, 40, 80) and d.lengths_at(1) == d.lengths

@@ -86,6 +86,16 @@ def rule_gain(d: Design, budget: int, variant: Variant, steps: int,
     return doubling_gain(val[a.key], val[b.key], seeds)
 
 
+def _budget_lengths(d: Design, budget: int, records: Sequence[dict]) -> list[int]:
+    """The lengths every variant at ``budget`` runs, shortest first (:func:`lengths_needed`)."""
+    out = list(d.lengths_at(budget))
+    for ext in (n for n in d.extension if n not in out):
+        if not any(converged(d, budget, v, out[-1], records) is False for v in d.variants):
+            break
+        out.append(ext)
+    return out
+
+
 def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[dict]) -> list[int]:
     """The lengths that (budget, variant) runs: ``d.lengths_at(budget)`` (the extension too
     where the design runs it from the start), then each other ``extension`` length while the
@@ -98,19 +108,14 @@ def lengths_needed(d: Design, budget: int, variant: Variant, records: Sequence[d
     on 2026-12-05, when one layer at 160K had 8 of its 9 reporting seeds at both lengths and
     before the rule had decided for any variant; it favours neither side (``variant`` is kept
     for the callers: every variant at a budget gets the same lengths)."""
-    out = list(d.lengths_at(budget))
-    for ext in (n for n in d.extension if n not in out):
-        if not any(converged(d, budget, v, out[-1], records) is False for v in d.variants):
-            break
-        out.append(ext)
-    return out
+    return _budget_lengths(d, budget, records)
 
 
 def longest_length(d: Design, budget: int, records: Sequence[dict]) -> int:
     """The longest length :func:`lengths_needed` asks of ``budget`` so far: where its
-    comparisons are answered (its variants share their lengths, so it is the same for each), and
-    the longest run a sitting there must leave room for."""
-    return max(n for v in d.variants for n in lengths_needed(d, budget, v, records))
+    comparisons are answered, and the longest run a sitting there must leave room for. The
+    rule is read once per variant, not once per variant for each variant."""
+    return max(_budget_lengths(d, budget, records))
 
 
 def stages(d: Design, records: Sequence[dict]) -> list[Stage]:
