@@ -185,6 +185,48 @@ def test_the_answer_says_the_map_is_not_at_convergence_and_how_far_that_experime
     assert "](../chapters/03_lab_b_generation.ipynb)" in some
 
 
+def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_made_it(tmp_path):
+    """The headline's convergence bullet states each comparison made at its budget's answer
+    length with every seed the design gives it, and nothing else: take one seed away from such a
+    comparison and it leaves the bullet (its interim look stays in the caveat)."""
+    import json
+
+    from rnnlab.evidence import converge_report
+    from rnnlab.experiments import converge
+    from rnnlab.experiments.store import load_results
+
+    records = load_results(results_dir() / "converge" / "reference.jsonl")
+    d = converge.design_for("reference", records)
+    decided = [c for c in converge_report.results("reference", records)
+               if c.wide == "L1" and c.judged
+               and c.steps == converge.longest_length(d, c.budget, records)]  # fmt: skip
+    assert decided, "the committed runs hold a decided comparison (160,000 parameters)"
+    bullet = answer.convergence_bullet(results_dir())
+    assert bullet.startswith("- Trained longer (the convergence experiment")
+    for c in decided:
+        said = f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
+        assert said in bullet
+        assert f"**{c.effect.verdict}** ({c.effect.n_seeds} seeds; " in bullet.split(said)[1]
+    # the answer page carries it under the map's bullets, and the caveat keeps its own account
+    block = answer.answer_markdown(results_dir())
+    assert bullet in block and block.index(bullet) < block.index("**Caveats:**")
+    # one seed fewer: an interim look, which the caveat shows and the headline does not
+    c = decided[0]
+    (deep,) = [v for v in d.variants if v.name == c.deep]
+    e = converge.chosen(d, c.budget, deep, c.steps, records)
+    runs = [r for r in records if r.get("role") == "eval" and r["experiment_key"] == e.key]
+    last = max(runs, key=lambda r: r["seed"])
+    fewer = [r for r in records if r is not last]
+    (tmp_path / "converge").mkdir()
+    (tmp_path / "converge" / "reference.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in fewer)
+    )
+    after = answer.convergence_bullet(tmp_path) or ""
+    assert f"at {c.budget:,} parameters and {c.steps:,} steps" not in after
+    caveat = answer.convergence_caveat(tmp_path, answer.scale_map(results_dir()))
+    assert f"**no verdict yet** ({c.effect.n_seeds - 1} of {c.effect.n_seeds} seeds" in caveat
+
+
 LAB_PAGES = {
     "lab-a": "02_lab_a_classification",
     "lab-b": "03_lab_b_generation",

@@ -494,7 +494,12 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     longest = max(c.steps for c in cells)
     (last,) = [c for c in cells if c.steps == longest]
     assert clause.startswith(f"L2 - L1 at 12,000 parameters and {longest:,} steps: ")
-    assert f"**{last.effect.verdict}** ({last.effect.n_seeds} seeds, " in clause
+    assert f"**{last.effect.verdict}** ({last.effect.n_seeds} seeds; " in clause
+    # the convergence rule's reading of both models, in words that say what it compares
+    neither = set(last.converged.values()) == {False}
+    assert ("neither converged: doubling the training still gains at least 0.01" in clause) == (
+        neither
+    )
     assert converge_report.progress("smoke", records).final
     assert converge_report.answer_clause("smoke", []) is None
     # a budget is answered at the longest length the rule asks for; each shorter comparison
@@ -560,7 +565,7 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     assert f"**no verdict yet**: interim, {len(seeds) - 1} of {len(seeds)} seeds" in line
     assert "Holm" not in line
     assert f"(the verdict waits for all {len(seeds)})" in line
-    assert f"**no verdict yet** ({len(seeds) - 1} of {len(seeds)} seeds, " in (
+    assert f"**no verdict yet** ({len(seeds) - 1} of {len(seeds)} seeds; " in (
         converge_report.answer_clause("smoke", early)
     )
     with pytest.raises(ValueError, match="budget must be one of"):

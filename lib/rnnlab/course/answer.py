@@ -299,8 +299,10 @@ def claim_line(row: dict, m: ScaleMap | None = None) -> str:
     return line
 
 
-def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
-    """The answer in plain words, with its scale: a bold sentence and a few bullets."""
+def headline(rows: dict[str, dict], m: ScaleMap, longer: str | None = None) -> list[str]:
+    """The answer in plain words, with its scale: a bold sentence and a few bullets; ``longer``
+    (:func:`convergence_bullet`), where given, follows the map's bullets, since it answers the
+    same question with longer training."""
     if not m.cells:
         return [
             "**The scale map has no committed results yet**, so the lines below rest on the "
@@ -325,6 +327,7 @@ def headline(rows: dict[str, dict], m: ScaleMap) -> list[str]:
         )
     out = [f"{lead} Measured on the scale map ({map_scale(m)}):", ""]
     out += [f"- {deep_bullet(m, d)}" for d in sorted(m.cells)]
+    out += [longer] if longer else []
     d1 = rows.get("d1")
     if d1 is not None:
         said = f": {d1['words']}" if d1.get("words") else ""
@@ -441,7 +444,8 @@ def answer_markdown(
     and ``rows``: :func:`scale_map` and :func:`best_rows` of ``results_dir``, if already read)."""
     m = scale_map(results_dir) if m is None else m
     rows = best_rows(results_dir) if rows is None else rows
-    lines = [BEGIN, "", "## What we found", "", *headline(rows, m), ""]
+    longer = convergence_bullet(results_dir)
+    lines = [BEGIN, "", "## What we found", "", *headline(rows, m, longer), ""]
     if m.cells:
         lines += [
             f'<img src="{prefix}{FIGURE_URL}" alt="{figure_alt(m)}" class="rnnlab-answer-figure">',
@@ -467,6 +471,43 @@ CONVERGE_PROFILES = {
 }
 
 
+def _converge_records(results_dir: str | Path, profiles: tuple[str, ...]):
+    """``(profile, its words on the answer page, its records)`` for each of ``profiles``: the
+    first always, the others once they have runs."""
+    for i, profile in enumerate(profiles):
+        path = Path(results_dir) / "converge" / f"{profile}.jsonl"
+        records = load_results(path) if path.exists() else []
+        if i and not records:
+            continue
+        yield profile, CONVERGE_PROFILES.get(profile, f"the {profile} profile"), records
+
+
+def convergence_bullet(
+    results_dir: str | Path, profiles: tuple[str, ...] = ("reference", "gpu")
+) -> str | None:
+    """The convergence experiment's answers so far, as a bullet under the headline, or ``None``
+    while it has none: each comparison made at the length its budget's answer is made at, with
+    every seed the design gives it
+    (:func:`rnnlab.evidence.converge_report.answer_clause` with ``decided=True``), marked final
+    or provisional. Interim looks stay in the caveat (:func:`convergence_caveat`), never here:
+    a verdict reaches the headline only once the design has made it."""
+    from rnnlab.evidence import converge_report
+
+    parts = []
+    for profile, words, records in _converge_records(results_dir, profiles):
+        clause = converge_report.answer_clause(profile, records, decided=True)
+        if clause is not None:
+            p = converge_report.progress(profile, records)
+            state = "final" if p.final else f"provisional with {p.text()} in"
+            parts.append(f"on {words}, {state}: {clause}")
+    if not parts:
+        return None
+    return (
+        "- Trained longer (the convergence experiment: each depth's learning rate and dropout "
+        "tuned at that length, whole files held out for the test), " + "; and ".join(parts) + "."
+    )
+
+
 def convergence_caveat(
     results_dir: str | Path,
     m: ScaleMap,
@@ -483,18 +524,12 @@ def convergence_caveat(
     faster than the reference machine's two cores. ``link=False`` leaves out the link to Lab B
     (for Lab B's own page)."""
     from rnnlab.evidence import converge_report
-    from rnnlab.experiments.store import load_results
 
     lengths = (
         f"{m.lengths[0]:,}-{m.lengths[-1]:,} training steps" if m.lengths else "short training"
     )
     parts = []
-    for i, profile in enumerate(profiles):
-        path = Path(results_dir) / "converge" / f"{profile}.jsonl"
-        records = load_results(path) if path.exists() else []
-        if i and not records:
-            continue
-        words = CONVERGE_PROFILES.get(profile, f"the {profile} profile")
+    for profile, words, records in _converge_records(results_dir, profiles):
         reporting = sum(r.get("role") == "eval" for r in records)
         clause = converge_report.answer_clause(profile, records) if reporting else None
         if clause is None:

@@ -235,31 +235,44 @@ def progress(profile: str, records: Sequence[dict]) -> Progress:
     return Progress(have, wanted, open_seeds)
 
 
-def _state(converged: dict) -> str:
+def _state(converged: dict, margin: float) -> str:
+    """The convergence rule's reading of a comparison's models (name -> True / False / None)
+    in words, with what the rule compares, so the answer page's reader need not look it up."""
     flags = set(converged.values())
+    rule = f"doubling the training {{}} {margin:g} bits/char"
     if flags == {True}:
-        return "both converged"
+        return f"both converged: {rule.format('gains less than')}"
     if False in flags:
-        return "not converged (" + ", ".join(k for k, v in converged.items() if v is False) + ")"
+        names = [k for k, v in converged.items() if v is False]
+        both = len(names) == len(converged) > 1
+        who = "neither converged" if both else f"{names[0]} not converged"
+        return f"{who}: {rule.format('still gains at least')}"
     return "convergence not yet checked"
 
 
-def answer_clause(profile: str, records: Sequence[dict]) -> str | None:
+def answer_clause(profile: str, records: Sequence[dict], decided: bool = False) -> str | None:
     """The converged verdicts in one clause for the answer page, or ``None`` before any
     comparison has two paired seeds: per budget and deeper variant, depth minus one layer at the
-    longest length measured, its interval, verdict, seeds and convergence (:func:`results`)."""
+    longest length measured, its interval, verdict, seeds and convergence (:func:`results`).
+    ``decided=True`` keeps only the comparisons that answer their budget: made at the length
+    the convergence rule asks for (:func:`rnnlab.experiments.converge.longest_length`) with
+    every seed the design gives them and both models trained (:attr:`CellResult.judged`);
+    ``None`` while there is none."""
     d = converge.design_for(profile, records)
     longest: dict[tuple[int, str], CellResult] = {}
     for c in results(profile, records):
         if c.wide == "L1" and c.steps >= getattr(longest.get((c.budget, c.deep)), "steps", 0):
             longest[c.budget, c.deep] = c
+    if decided:
+        answers = {b: converge.longest_length(d, b, records) for b in d.budgets}
+        longest = {k: c for k, c in longest.items() if c.judged and c.steps >= answers[c.budget]}
     if not longest:
         return None
     return "; ".join(
         f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
         f"{fmt_ci(c.effect.effect, c.effect.ci_low, c.effect.ci_high)} bits/char, "
         f"**{c.effect.verdict}** ({c.reason + '; ' if c.reason else ''}{c.effect.n_seeds} "
-        f"{f'of {c.planned} ' if c.interim else ''}seeds, {_state(c.converged)}"
+        f"{f'of {c.planned} ' if c.interim else ''}seeds; {_state(c.converged, d.margin)}"
         f"{_not_the_answer(d, c, records)})"
         for c in sorted(longest.values(), key=lambda c: (c.budget, c.deep))
     )
