@@ -598,6 +598,54 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
         )
 
 
+def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypatch):
+    """The committed reference runs: each comparison that answers its budget is set beside
+    the literature, with what its verdict says of their finding and whether its models have
+    converged; one seed fewer (an interim look) leaves it out. The words follow the verdict
+    and the rule's reading, not the data's direction."""
+    from rnnlab.core.paths import results_dir
+    from rnnlab.evidence import converge_report as cr
+
+    records = load_results(results_dir() / "converge" / "reference.jsonl")
+    d = converge.design_for("reference", records)
+    cells = cr.results("reference", records)
+    answered = [c for c in cells if cr.answers_budget(d, c, records)]
+    assert answered, "the committed runs answer the 160,000-parameter budget"
+    line = cr.literature_line(d, records, cells)
+    assert line.startswith(f"- The literature: {cr.LITERATURE}. Beside it, ")
+    assert line == cr.report_lines("reference", records)[-1]
+    for c in answered:
+        said = f"{c.budget:,} parameters (inside their range), {c.deep} - L1 at {c.steps:,} steps"
+        assert (
+            f"{said}: **{c.effect.verdict}**, which {cr.AGAINST_LITERATURE[c.effect.verdict]}"
+            in (line)
+        )
+    # shorter lengths and interim looks are not answers
+    assert all(f"at {c.steps:,} steps: **" not in line for c in cells if c not in answered)
+    c = answered[0]
+    interim = [replace(c, planned=c.effect.n_seeds + 1)]
+    assert cr.literature_line(d, records, interim).endswith(
+        "No comparison has been made yet where its budget is answered."
+    )
+    # each verdict and each reading of the rule in its own words
+    names = list(c.converged)
+    for verdict, words in cr.AGAINST_LITERATURE.items():
+        got = cr.literature_line(
+            d, records, [replace(c, effect=replace(c.effect, verdict=verdict))]
+        )
+        assert f"**{verdict}**, which {words}" in got
+    both = replace(c, converged=dict.fromkeys(names, True))
+    got = cr.literature_line(d, records, [both])
+    assert "with both models converged by the declared rule." in got and "theirs" not in got
+    one = replace(c, converged={names[0]: False, names[1]: True})
+    got = cr.literature_line(d, records, [one])
+    assert f"but {names[0]} has not converged there by the declared rule (theirs trained" in got
+    neither = replace(c, converged=dict.fromkeys(names, False))
+    assert "but neither model has converged there" in cr.literature_line(d, records, [neither])
+    monkeypatch.setattr(cr, "LITERATURE_BUDGETS", (c.budget + 1, 2 * c.budget))
+    assert f"{c.budget:,} parameters (outside their range)" in cr.literature_line(d, records, [c])
+
+
 def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the_map_beside():
     from rnnlab.evidence import converge_report, scalemap
 

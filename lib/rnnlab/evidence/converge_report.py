@@ -32,6 +32,18 @@ LITERATURE = (
 )
 """The anchor, quoted as :mod:`rnnlab.course.findings` quotes it (claim b)."""
 
+LITERATURE_BUDGETS = (50_000, 1_300_000)
+"""The parameter range of :data:`LITERATURE`'s models, as it states them."""
+
+#: What a verdict on depth minus one layer says of :data:`LITERATURE`'s finding. Words follow the
+#: test: only a decided lead agrees or disagrees; equivalence is no benefit at the margin.
+AGAINST_LITERATURE = {
+    "supported": "agrees with it",
+    "contradicted": "runs against it (one layer is better)",
+    "equivalent": "finds no benefit larger than the margin, where they found one",
+    "inconclusive": "can say neither",
+}
+
 
 @dataclass(frozen=True)
 class CellResult:
@@ -250,22 +262,26 @@ def _state(converged: dict, margin: float) -> str:
     return "convergence not yet checked"
 
 
+def answers_budget(d: converge.Design, c: CellResult, records: Sequence[dict]) -> bool:
+    """Whether ``c`` answers its budget: a deeper stack against one layer, made at the length
+    the convergence rule asks of the budget (:func:`rnnlab.experiments.converge.longest_length`),
+    with every seed the design gives it and both models trained (:attr:`CellResult.judged`)."""
+    return c.wide == "L1" and c.judged and c.steps >= converge.longest_length(d, c.budget, records)
+
+
 def answer_clause(profile: str, records: Sequence[dict], decided: bool = False) -> str | None:
     """The converged verdicts in one clause for the answer page, or ``None`` before any
     comparison has two paired seeds: per budget and deeper variant, depth minus one layer at the
     longest length measured, its interval, verdict, seeds and convergence (:func:`results`).
-    ``decided=True`` keeps only the comparisons that answer their budget: made at the length
-    the convergence rule asks for (:func:`rnnlab.experiments.converge.longest_length`) with
-    every seed the design gives them and both models trained (:attr:`CellResult.judged`);
-    ``None`` while there is none."""
+    ``decided=True`` keeps only the comparisons that answer their budget
+    (:func:`answers_budget`); ``None`` while there is none."""
     d = converge.design_for(profile, records)
     longest: dict[tuple[int, str], CellResult] = {}
     for c in results(profile, records):
         if c.wide == "L1" and c.steps >= getattr(longest.get((c.budget, c.deep)), "steps", 0):
             longest[c.budget, c.deep] = c
     if decided:
-        answers = {b: converge.longest_length(d, b, records) for b in d.budgets}
-        longest = {k: c for k, c in longest.items() if c.judged and c.steps >= answers[c.budget]}
+        longest = {k: c for k, c in longest.items() if answers_budget(d, c, records)}
     if not longest:
         return None
     return "; ".join(
@@ -539,5 +555,44 @@ def report_lines(
     lines += control_lines(d, records)
     lines += map_lines(d, scale_records)
     lines += tuning_lines(records)
-    lines.append(f"- The literature: {LITERATURE}.")
+    lines.append(literature_line(d, records, cells))
     return lines
+
+
+def literature_line(
+    d: converge.Design, records: Sequence[dict], cells: Sequence[CellResult]
+) -> str:
+    """:data:`LITERATURE`, and beside it each comparison that answers its budget
+    (:func:`answers_budget`): whether the budget lies in their range, what
+    the verdict says of their finding (:data:`AGAINST_LITERATURE`), and, where a model has
+    not converged by the declared rule, that the comparison is at that many steps while
+    theirs trained to convergence. Interim looks and shorter lengths are left out."""
+    low, high = LITERATURE_BUDGETS
+    parts = []
+    for c in cells:
+        if not answers_budget(d, c, records):
+            continue
+        inside = "inside" if low <= c.budget <= high else "outside"
+        flags = set(c.converged.values())
+        failed = [k for k, v in c.converged.items() if v is False]
+        caveat = (
+            ", with both models converged by the declared rule"
+            if flags == {True}
+            else ", but neither model has converged there by the declared rule"
+            if len(failed) == len(c.converged)
+            else f", but {failed[0]} has not converged there by the declared rule"
+            if failed
+            else ", though the declared rule has not read both models there"
+        )
+        parts.append(
+            f"{c.budget:,} parameters ({inside} their range), {c.deep} - L1 at {c.steps:,} "
+            f"steps: **{c.effect.verdict}**, which {AGAINST_LITERATURE[c.effect.verdict]}"
+            + caveat
+            + ("" if flags == {True} else " (theirs trained to convergence)")
+        )
+    beside = (
+        ". Beside it, each comparison that answers its budget: " + "; ".join(parts)
+        if parts
+        else ". No comparison has been made yet where its budget is answered"
+    )
+    return f"- The literature: {LITERATURE}{beside}."
