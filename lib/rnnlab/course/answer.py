@@ -504,7 +504,8 @@ def convergence_bullet(
         return None
     return (
         "- Trained longer (the convergence experiment: each depth's learning rate and dropout "
-        "tuned at that length, whole files held out for the test), " + "; and ".join(parts) + "."
+        "tuned at that length, whole files held out for the test; > 0: the deeper stack is "
+        "better), " + "; and ".join(parts) + "."
     )
 
 
