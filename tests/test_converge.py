@@ -646,6 +646,31 @@ def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypat
     assert f"{c.budget:,} parameters (outside their range)" in cr.literature_line(d, records, [c])
 
 
+def test_two_layer_leads_are_the_report_s_comparisons_beside_the_map_s_cells():
+    """The lead figure's data, from the committed runs: the convergence series is every L2 - L1
+    comparison the report states at that budget, the map series every map cell there; budgets
+    without a convergence comparison are left out, and so is everything before one exists."""
+    from rnnlab.core.paths import results_dir
+    from rnnlab.evidence import converge_report as cr
+    from rnnlab.evidence import scalemap
+
+    records = load_results(results_dir() / "converge" / "reference.jsonl")
+    scale_records = load_results(results_dir() / "scale" / "reference.jsonl")
+    leads = cr.two_layer_leads("reference", records, scale_records)
+    cells = [c for c in cr.results("reference", records) if (c.wide, c.deep) == ("L1", "L2")]
+    assert set(leads) == {c.budget for c in cells} and leads
+    for budget, by in leads.items():
+        mine = sorted((c.steps, c.effect.effect, c.effect.verdict) for c in cells
+                      if c.budget == budget)  # fmt: skip
+        assert [(p.steps, p.effect, p.verdict) for p in by[cr.CONVERGE_SERIES]] == mine
+        theirs = sorted((scalemap.grid_key(c)[1], c.comparison.effect, c.comparison.verdict)
+                        for c in scalemap.map_cells(scale_records, deep=2)
+                        if scalemap.grid_key(c)[0] == budget)  # fmt: skip
+        assert [(p.steps, p.effect, p.verdict) for p in by[cr.MAP_SERIES]] == theirs
+        assert all(p.low <= p.effect <= p.high for pts in by.values() for p in pts)
+    assert cr.two_layer_leads("reference", [], scale_records) == {}
+
+
 def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the_map_beside():
     from rnnlab.evidence import converge_report, scalemap
 

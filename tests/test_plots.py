@@ -250,3 +250,57 @@ def test_converge_curves_figure_draws_each_length_and_what_doubling_gained() -> 
             plots.converge_curves_figure(bad, title="t")
         with pytest.raises(ValueError, match="at least one reporting run"):
             figure_text.converge_curves_alt(bad)
+
+
+def test_converge_lead_figure_draws_each_lead_with_its_interval_and_verdict() -> None:
+    """One panel per budget; each point at its length with its 95% interval, filled only where
+    its verdict decides the comparison, the verdict written beside it; the margin as a band
+    and zero as a line; the alt text states the same numbers."""
+    from matplotlib.collections import LineCollection
+
+    from rnnlab.course import figure_text
+    from rnnlab.evidence.converge_report import CONVERGE_SERIES, MAP_SERIES, Lead
+
+    leads = {
+        160_000: {
+            MAP_SERIES: [Lead(6_000, 0.029, 0.004, 0.054, "inconclusive", 5)],
+            CONVERGE_SERIES: [Lead(8_000, 0.012, 0.001, 0.022, "supported", 9),
+                              Lead(32_000, 0.024, 0.019, 0.030, "no verdict yet", 7)],
+        },
+        400_000: {MAP_SERIES: [], CONVERGE_SERIES: [Lead(16_000, -0.05, -0.07, -0.03,
+                                                         "contradicted", 5)]},
+    }  # fmt: skip
+    fig = plots.converge_lead_figure(leads, title="t", source="s", margin=0.01)
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["160,000 parameters", "400,000 parameters"]
+    ax = axes[0]
+    assert ax.get_xscale() == "log" and "training steps" in ax.get_xlabel()
+    assert "bits per character" in ax.get_ylabel() and "two layers better" in ax.get_ylabel()
+    points = [ln for ln in ax.get_lines() if ln.get_marker() in ("s", "o")]
+    drawn = {(float(ln.get_xdata()[0]), float(ln.get_ydata()[0])): ln for ln in points}
+    assert set(drawn) == {(6_000, 0.029), (8_000, 0.012), (32_000, 0.024)}
+    filled = {x for (x, _), ln in drawn.items() if ln.get_markerfacecolor() != "white"}
+    assert filled == {8_000}  # "inconclusive" and "no verdict yet" are hollow
+    bars = [
+        seg for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()
+    ]
+    spans = {(float(s[0][0]), round(float(s[0][1]), 3), round(float(s[1][1]), 3)) for s in bars}
+    assert {(6_000, 0.004, 0.054), (8_000, 0.001, 0.022), (32_000, 0.019, 0.030)} <= spans
+    assert sorted(t.get_text() for t in ax.texts) == ["inconclusive", "no verdict yet", "supported"]
+    low, high = ax.get_ylim()
+    assert low < 0.001 and high > 0.054  # every interval is inside the axes
+    (band,) = ax.patches  # the margin, +/- 0.01 around zero
+    assert (band.get_y(), band.get_height()) == pytest.approx((-0.01, 0.02))
+    assert [t.get_text() for t in axes[1].texts] == ["contradicted"]
+    assert axes[1].get_ylim()[0] < -0.07
+    alt = figure_text.converge_lead_alt(leads, 0.01)
+    assert "160,000 parameters, scale map: 6,000 steps +0.029 [+0.004, +0.054] (inconclusive, " \
+        "5 seeds); convergence experiment: 8,000 steps +0.012 [+0.001, +0.022] (supported, " \
+        "9 seeds)" in alt  # fmt: skip
+    assert "400,000 parameters, convergence experiment: 16,000 steps -0.050" in alt
+    assert "margin of 0.01" in alt
+    for bad in ({}, {160_000: {MAP_SERIES: []}}):
+        with pytest.raises(ValueError, match="at least one point"):
+            plots.converge_lead_figure(bad, title="t")
+        with pytest.raises(ValueError, match="at least one point"):
+            figure_text.converge_lead_alt(bad)

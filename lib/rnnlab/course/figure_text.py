@@ -322,6 +322,36 @@ def converge_curves_alt(runs: dict[str, dict[int, list[dict]]]) -> str:
     )
 
 
+def converge_lead_alt(leads: dict[int, dict[str, Sequence]], margin: float = 0.01) -> str:
+    """Alt text of :func:`rnnlab.course.plots.converge_lead_figure` for the same ``leads`` and
+    ``margin``: per budget and series, each length's lead with its 95% interval, verdict and
+    seeds."""
+    from rnnlab.evidence.analysis import fmt_ci
+
+    parts = []
+    for budget, by in sorted(leads.items()):
+        said = [
+            f"{name}: "
+            + "; ".join(
+                f"{p.steps:,} steps {fmt_ci(p.effect, p.low, p.high)} ({p.verdict}, "
+                f"{p.seeds} seeds)"
+                for p in pts
+            )  # fmt: skip
+            for name, pts in by.items()
+            if pts
+        ]
+        if said:
+            parts.append(f"{budget:,} parameters, " + "; ".join(said))
+    if not parts:
+        raise ValueError("leads must hold at least one point")
+    return (
+        "Two layers' lead over one (L2 - L1, test bits per character, above 0: two layers "
+        "better) against the training steps on a log axis, one panel per budget, each point with "
+        "its 95% interval, filled where its verdict decides the comparison; a grey band marks "
+        f"the margin of {margin:g}. " + ". ".join(parts) + "."
+    )
+
+
 # --- the design chapter: what depth costs ---------------------------------------------------------
 
 

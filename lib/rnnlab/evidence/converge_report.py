@@ -453,6 +453,56 @@ def convergence_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class Lead:
+    """Two layers' lead over one at one training length, as
+    :func:`rnnlab.course.plots.converge_lead_figure` draws it: L2 - L1 in test bits/char (> 0:
+    two layers better), its 95% interval, its verdict and paired seeds."""
+
+    steps: int
+    effect: float
+    low: float
+    high: float
+    verdict: str
+    seeds: int
+
+
+MAP_SERIES, CONVERGE_SERIES = "scale map", "convergence experiment"
+"""The two series of :func:`two_layer_leads`."""
+
+
+def two_layer_leads(
+    profile: str, records: Sequence[dict], scale_records: Sequence[dict]
+) -> dict[int, dict[str, list[Lead]]]:
+    """Two plain layers against one along training, from both experiments, at each budget of
+    ``profile``'s design where the convergence experiment has an L2 - L1 comparison: budget ->
+    {:data:`MAP_SERIES`: the map's cells at that budget (rates tuned at its shortest length, a
+    fixed test tail, 5 seeds; unadjusted intervals, verdicts after Holm across the map),
+    :data:`CONVERGE_SERIES`: the comparisons of :func:`results` (each length tuned, held-out
+    files; interim looks keep their interval and say "no verdict yet")}, each by length. The
+    two measure the same comparison on different test sets, so the figure sets their
+    direction and precision side by side, not their levels."""
+    from rnnlab.evidence import scalemap
+
+    out: dict[int, dict[str, list[Lead]]] = {}
+    for c in results(profile, records):
+        if (c.wide, c.deep) == ("L1", "L2"):
+            e = c.effect
+            lead = Lead(c.steps, e.effect, e.ci_low, e.ci_high, e.verdict, e.n_seeds)
+            out.setdefault(c.budget, {MAP_SERIES: [], CONVERGE_SERIES: []})
+            out[c.budget][CONVERGE_SERIES].append(lead)
+    for c in scalemap.map_cells(scale_records, deep=2) if out else ():
+        budget, steps = scalemap.grid_key(c)
+        if budget in out:
+            k = c.comparison
+            lead = Lead(steps, float(k.effect), float(k.ci_low), float(k.ci_high), k.verdict, k.n)
+            out[budget][MAP_SERIES].append(lead)
+    for series in out.values():
+        for leads in series.values():
+            leads.sort(key=lambda x: x.steps)
+    return out
+
+
 def map_lines(d: converge.Design, scale_records: Sequence[dict]) -> list[str]:
     """The scale map beside the convergence experiment: at each of the design's budgets the
     map measured, its verdicts at its longest training length for two layers and for plain

@@ -27,6 +27,8 @@ hardware, seeds and date of the results, printed under the figure):
   learning rate per variant and dropout.
 - :func:`converge_curves_figure`: its reporting runs' validation along training, per variant and
   length, with what doubling the training gained.
+- :func:`converge_lead_figure`: two layers' lead over one along training, the scale map's cells
+  beside the convergence experiment's, with intervals and verdicts.
 
 What depth costs (the design chapter):
 
@@ -43,7 +45,11 @@ plots.depth_comparison_figure(...)`` works.
 
 from __future__ import annotations
 
-from rnnlab.course.plots.converge import converge_curves_figure, converge_tuning_figure
+from rnnlab.course.plots.converge import (
+    converge_curves_figure,
+    converge_lead_figure,
+    converge_tuning_figure,
+)
 from rnnlab.course.plots.counting import halving_ratio_figure, param_count_vs_width
 from rnnlab.course.plots.depth_cost import critical_path_figure, depth_cost_figure
 from rnnlab.course.plots.results import (
@@ -67,6 +73,7 @@ from rnnlab.course.plots.style import (
 
 __all__ = [
     "converge_curves_figure",
+    "converge_lead_figure",
     "converge_tuning_figure",
     "critical_path_figure",
     "curve_gap_figure",

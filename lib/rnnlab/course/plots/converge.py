@@ -4,7 +4,9 @@
   variant and dropout, so a reader can see that each chosen rate is an interior optimum of its
   own grid.
 - :func:`converge_curves_figure`: the reporting runs' validation along training, per variant and
-  length, with what doubling the training gained (the convergence rule's reading)."""
+  length, with what doubling the training gained (the convergence rule's reading).
+- :func:`converge_lead_figure`: two layers' lead over one along training, the scale map's cells
+  beside the convergence experiment's, with their intervals and verdicts."""
 
 from __future__ import annotations
 
@@ -188,5 +190,79 @@ def converge_curves_figure(
     where.legend(handles=handles, fontsize=7, handlelength=3.5,
                  loc="center" if spare else "lower left")  # fmt: skip
     fig.suptitle(title + "\n(reporting runs: mean over seeds)", fontsize=10)
+    source_note(fig, source)
+    return fig
+
+
+#: Verdicts that decide a comparison: drawn as filled markers, the others hollow.
+DECIDED = ("supported", "contradicted", "equivalent")
+
+#: How each series of :func:`rnnlab.evidence.converge_report.two_layer_leads` is drawn.
+LEAD_STYLES = {
+    "scale map": {"marker": "s", "color": "0.45"},
+    "convergence experiment": {"marker": "o", "color": LAYER_COLORS[0]},
+}
+
+
+def converge_lead_figure(
+    leads: dict[int, dict[str, Sequence]], *, title: str, source: str = "", margin: float = 0.01
+) -> Figure:
+    """Two layers' lead over one (L2 - L1, test bits per character, > 0: two layers better)
+    against the training length, one panel per budget: each series of ``leads`` (budget ->
+    series name -> points with ``steps``, ``effect``, ``low``, ``high``, ``verdict`` and
+    ``seeds``, as :func:`rnnlab.evidence.converge_report.two_layer_leads` gives them) as points
+    with their 95% intervals, filled where the verdict decides the comparison
+    (:data:`DECIDED`), hollow where it does not, with the verdict written beside each point.
+    A band marks +/- ``margin`` (the smallest effect of interest) and a line zero. The x axis
+    is logarithmic: the lengths double. Raises ValueError when ``leads`` holds no point."""
+    from matplotlib.lines import Line2D
+
+    have = {b: {n: pts for n, pts in by.items() if pts} for b, by in sorted(leads.items())}
+    have = {b: by for b, by in have.items() if by}
+    if not have:
+        raise ValueError("leads must hold at least one point")
+    fig, axes, spare = _panels(len(have), 3.6)
+    ends = [x for by in have.values() for pts in by.values() for p in pts for x in (p.low, p.high)]
+    low, high = min([*ends, -margin]), max([*ends, margin])
+    pad = 0.15 * (high - low)
+    for ax, (budget, by) in zip(axes, have.items(), strict=True):
+        ax.axhspan(-margin, margin, color="0.9", lw=0)
+        ax.axhline(0.0, color="0.3", lw=0.8)
+        for name, pts in by.items():
+            style = LEAD_STYLES.get(name, {"marker": "^", "color": LAYER_COLORS[1]})
+            for p in pts:
+                filled = p.verdict in DECIDED
+                ax.errorbar([p.steps], [p.effect], yerr=[[p.effect - p.low], [p.high - p.effect]],
+                            fmt=style["marker"], color=style["color"], ms=6, capsize=3,
+                            mfc=style["color"] if filled else "white")  # fmt: skip
+                above = name != "scale map"  # the map's words below: the series meet at 6K-8K
+                ax.annotate(p.verdict, (p.steps, p.high if above else p.low),
+                            xytext=(0, 3 if above else -3), textcoords="offset points",
+                            ha="center", va="bottom" if above else "top", fontsize=6,
+                            color=style["color"])  # fmt: skip
+        ax.set_xscale("log")
+        steps = sorted({p.steps for pts in by.values() for p in pts})
+        ax.set_xticks(steps)
+        ax.set_xticklabels([f"{n / 1000:g}K" for n in steps], fontsize=8)
+        ax.minorticks_off()
+        ax.set_xlim(steps[0] / 1.5, steps[-1] * 1.5)
+        ax.set_ylim(low - pad, high + pad)
+        ax.set_title(f"{budget:,} parameters", fontsize=10)
+        ax.set_xlabel("training steps (log scale)")
+        ax.grid(alpha=0.3)
+    for ax in axes[::PANELS_PER_ROW]:
+        ax.set_ylabel("L2 - L1, test bits per character\n(> 0: two layers better)")
+    handles = [
+        Line2D([], [], ls="", marker=s["marker"], color=s["color"], label=f"{name}")
+        for name, s in LEAD_STYLES.items()
+        if any(name in by for by in have.values())
+    ]
+    handles += [
+        Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="hollow: not decided"),
+        Line2D([], [], color="0.9", lw=6, label=f"within +/-{margin:g} (the margin)"),
+    ]
+    where = spare[0] if spare else axes[-1]
+    where.legend(handles=handles, fontsize=7, loc="center" if spare else "best")
+    fig.suptitle(title + "\n(95% intervals; each series on its own test set)", fontsize=10)
     source_note(fig, source)
     return fig
