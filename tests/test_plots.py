@@ -299,6 +299,10 @@ def test_converge_lead_figure_draws_each_lead_with_its_interval_and_verdict() ->
         "9 seeds)" in alt  # fmt: skip
     assert "400,000 parameters, convergence experiment: 16,000 steps -0.050" in alt
     assert "margin of 0.01" in alt
+    # a source of many lines (two experiments' runs) adds height below, not inside, the panels
+    long = plots.converge_lead_figure(leads, title="t", source="commit abcdef0123, " * 40)
+    assert long.get_figheight() > fig.get_figheight() + 0.12 * 4
+    assert long.get_figwidth() == fig.get_figwidth()
     for bad in ({}, {160_000: {MAP_SERIES: []}}):
         with pytest.raises(ValueError, match="at least one point"):
             plots.converge_lead_figure(bad, title="t")

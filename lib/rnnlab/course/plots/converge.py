@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
@@ -221,7 +222,11 @@ def converge_lead_figure(
     have = {b: by for b, by in have.items() if by}
     if not have:
         raise ValueError("leads must hold at least one point")
+    # the source names two experiments' runs and can fill several lines: the figure grows by
+    # their height, so the panels keep theirs
     fig, axes, spare = _panels(len(have), 3.6)
+    notes = textwrap.wrap("Source: " + source, int(fig.get_figwidth() * 17)) if source else []
+    fig.set_figheight(fig.get_figheight() + 0.12 * len(notes))
     ends = [x for by in have.values() for pts in by.values() for p in pts for x in (p.low, p.high)]
     low, high = min([*ends, -margin]), max([*ends, margin])
     pad = 0.15 * (high - low)
