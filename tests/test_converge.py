@@ -604,6 +604,7 @@ def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypat
     converged; one seed fewer (an interim look) leaves it out. The words follow the verdict
     and the rule's reading, not the data's direction."""
     from rnnlab.core.paths import results_dir
+    from rnnlab.evidence import converge_context as cx
     from rnnlab.evidence import converge_report as cr
 
     records = load_results(results_dir() / "converge" / "reference.jsonl")
@@ -611,39 +612,39 @@ def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypat
     cells = cr.results("reference", records)
     answered = [c for c in cells if cr.answers_budget(d, c, records)]
     assert answered, "the committed runs answer the 160,000-parameter budget"
-    line = cr.literature_line(d, records, cells)
-    assert line.startswith(f"- The literature: {cr.LITERATURE}. Beside it, ")
+    line = cx.literature_line(d, records, cells)
+    assert line.startswith(f"- The literature: {cx.LITERATURE}. Beside it, ")
     assert line == cr.report_lines("reference", records)[-1]
     for c in answered:
         said = f"{c.budget:,} parameters (inside their range), {c.deep} - L1 at {c.steps:,} steps"
         assert (
-            f"{said}: **{c.effect.verdict}**, which {cr.AGAINST_LITERATURE[c.effect.verdict]}"
+            f"{said}: **{c.effect.verdict}**, which {cx.AGAINST_LITERATURE[c.effect.verdict]}"
             in (line)
         )
     # shorter lengths and interim looks are not answers
     assert all(f"at {c.steps:,} steps: **" not in line for c in cells if c not in answered)
     c = answered[0]
     interim = [replace(c, planned=c.effect.n_seeds + 1)]
-    assert cr.literature_line(d, records, interim).endswith(
+    assert cx.literature_line(d, records, interim).endswith(
         "No comparison has been made yet where its budget is answered."
     )
     # each verdict and each reading of the rule in its own words
     names = list(c.converged)
-    for verdict, words in cr.AGAINST_LITERATURE.items():
-        got = cr.literature_line(
+    for verdict, words in cx.AGAINST_LITERATURE.items():
+        got = cx.literature_line(
             d, records, [replace(c, effect=replace(c.effect, verdict=verdict))]
         )
         assert f"**{verdict}**, which {words}" in got
     both = replace(c, converged=dict.fromkeys(names, True))
-    got = cr.literature_line(d, records, [both])
+    got = cx.literature_line(d, records, [both])
     assert "with both models converged by the declared rule." in got and "theirs" not in got
     one = replace(c, converged={names[0]: False, names[1]: True})
-    got = cr.literature_line(d, records, [one])
+    got = cx.literature_line(d, records, [one])
     assert f"but {names[0]} has not converged there by the declared rule (theirs trained" in got
     neither = replace(c, converged=dict.fromkeys(names, False))
-    assert "but neither model has converged there" in cr.literature_line(d, records, [neither])
-    monkeypatch.setattr(cr, "LITERATURE_BUDGETS", (c.budget + 1, 2 * c.budget))
-    assert f"{c.budget:,} parameters (outside their range)" in cr.literature_line(d, records, [c])
+    assert "but neither model has converged there" in cx.literature_line(d, records, [neither])
+    monkeypatch.setattr(cx, "LITERATURE_BUDGETS", (c.budget + 1, 2 * c.budget))
+    assert f"{c.budget:,} parameters (outside their range)" in cx.literature_line(d, records, [c])
 
 
 def test_two_layer_leads_are_the_report_s_comparisons_beside_the_map_s_cells():
@@ -651,28 +652,29 @@ def test_two_layer_leads_are_the_report_s_comparisons_beside_the_map_s_cells():
     comparison the report states at that budget, the map series every map cell there; budgets
     without a convergence comparison are left out, and so is everything before one exists."""
     from rnnlab.core.paths import results_dir
+    from rnnlab.evidence import converge_context as cx
     from rnnlab.evidence import converge_report as cr
     from rnnlab.evidence import scalemap
 
     records = load_results(results_dir() / "converge" / "reference.jsonl")
     scale_records = load_results(results_dir() / "scale" / "reference.jsonl")
-    leads = cr.two_layer_leads("reference", records, scale_records)
+    leads = cx.two_layer_leads("reference", records, scale_records)
     cells = [c for c in cr.results("reference", records) if (c.wide, c.deep) == ("L1", "L2")]
     assert set(leads) == {c.budget for c in cells} and leads
     for budget, by in leads.items():
         mine = sorted((c.steps, c.effect.effect, c.effect.verdict) for c in cells
                       if c.budget == budget)  # fmt: skip
-        assert [(p.steps, p.effect, p.verdict) for p in by[cr.CONVERGE_SERIES]] == mine
+        assert [(p.steps, p.effect, p.verdict) for p in by[cx.CONVERGE_SERIES]] == mine
         theirs = sorted((scalemap.grid_key(c)[1], c.comparison.effect, c.comparison.verdict)
                         for c in scalemap.map_cells(scale_records, deep=2)
                         if scalemap.grid_key(c)[0] == budget)  # fmt: skip
-        assert [(p.steps, p.effect, p.verdict) for p in by[cr.MAP_SERIES]] == theirs
+        assert [(p.steps, p.effect, p.verdict) for p in by[cx.MAP_SERIES]] == theirs
         assert all(p.low <= p.effect <= p.high for pts in by.values() for p in pts)
-    assert cr.two_layer_leads("reference", [], scale_records) == {}
+    assert cx.two_layer_leads("reference", [], scale_records) == {}
 
 
 def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the_map_beside():
-    from rnnlab.evidence import converge_report, scalemap
+    from rnnlab.evidence import converge_context, converge_report, scalemap
 
     d = converge.design("reference")
     pairs = converge_report.comparisons(d)
@@ -680,7 +682,7 @@ def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the
     assert pairs[3] == ("L4-plain", "L4-res-LN")
     assert converge_report.comparisons(converge.design("smoke")) == [("L1", "L2")]
     scale = load_results("data/results/scale/reference.jsonl")
-    (line,) = converge_report.map_lines(d, scale)
+    (line,) = converge_context.map_lines(d, scale)
     for deep in (2, 4):
         cell = next(c for c in scalemap.map_cells(scale, deep=deep)
                     if scalemap.grid_key(c) == (400_000, 6_000))  # fmt: skip
@@ -689,7 +691,7 @@ def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the
             in (line)
         )
         assert f"**{cell.comparison.verdict}**" in line
-    assert converge_report.map_lines(d, []) == []
+    assert converge_context.map_lines(d, []) == []
 
 
 def test_tuning_lines_give_each_setting_its_mean_over_seeds_and_the_leader():

@@ -259,7 +259,7 @@ def test_converge_lead_figure_draws_each_lead_with_its_interval_and_verdict() ->
     from matplotlib.collections import LineCollection
 
     from rnnlab.course import figure_text
-    from rnnlab.evidence.converge_report import CONVERGE_SERIES, MAP_SERIES, Lead
+    from rnnlab.evidence.converge_context import CONVERGE_SERIES, MAP_SERIES, Lead
 
     leads = {
         160_000: {

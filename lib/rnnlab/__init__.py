@@ -46,14 +46,17 @@ The map, one job per module:
   :mod:`~rnnlab.evidence.stats` summaries and intervals, paired comparisons and the verdict
   rules, what a cell can show; :mod:`~rnnlab.evidence.analysis` records to cells, verdicts,
   tables and provenance; :mod:`~rnnlab.evidence.scalemap` the scale map's cells and crossovers;
-  :mod:`~rnnlab.evidence.convergence_stats` and :mod:`~rnnlab.evidence.converge_report` the
-  convergence experiment's analysis and report.
+  :mod:`~rnnlab.evidence.convergence_stats`, :mod:`~rnnlab.evidence.converge_results` and
+  :mod:`~rnnlab.evidence.converge_report` the convergence experiment's analysis, comparisons
+  and report, :mod:`~rnnlab.evidence.converge_context` the report beside the scale map and the
+  literature.
 - :mod:`rnnlab.course`
   :mod:`~rnnlab.course.plots`, :mod:`~rnnlab.course.widgets` pictures (the explorer's
   JavaScript is package data in ``rnnlab/course/assets/``); :mod:`~rnnlab.course.exercises`
   self-checks, one module per chapter; :mod:`~rnnlab.course.book` notebook display helpers;
   :mod:`~rnnlab.course.findings`, :mod:`~rnnlab.course.answer` the Findings page and answer
-  blocks; :mod:`~rnnlab.course.guide` the instructor guide; :mod:`~rnnlab.course.status`
+  blocks (:mod:`~rnnlab.course.answer_converge` their convergence bullet and caveat);
+  :mod:`~rnnlab.course.guide` the instructor guide; :mod:`~rnnlab.course.status`
   execution status; :mod:`~rnnlab.course.student` student copies; :mod:`~rnnlab.course.colab`
   the Colab bootstrap; :mod:`~rnnlab.course.sphinxext` the Sphinx extension.
 

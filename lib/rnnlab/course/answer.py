@@ -11,6 +11,7 @@ Nothing in the block is typed by hand: every number comes from the same analysis
 Findings table (:func:`rnnlab.course.findings.verdict_rows`) and the scale map
 (:mod:`rnnlab.evidence.scalemap`).
 
+The convergence experiment's bullet and caveat come from :mod:`rnnlab.course.answer_converge`.
 Each lab's summary states its own result with :func:`lab_summary_markdown` (Lab B's includes its
 scale map), so the notebooks print what the data say instead of typing it.
 
@@ -27,6 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rnnlab.course import findings
+from rnnlab.course.answer_converge import (
+    LAB_B,
+    convergence_bullet,
+    convergence_caveat,
+)
 from rnnlab.experiments.store import load_results
 
 BEGIN = "<!-- BEGIN GENERATED: what we found, python -m rnnlab findings --write -->"
@@ -44,7 +50,7 @@ DECIDED = ("supported", "contradicted")
 #: Where the caveats link to, relative to the book's root.
 LINKS = {
     "findings": "chapters/05_findings.md",
-    "lab-b": "chapters/03_lab_b_generation.ipynb",
+    "lab-b": LAB_B,
     "design": "chapters/05_design_depth.ipynb",
 }
 
@@ -459,98 +465,6 @@ def answer_markdown(
     lines += ["", "**Caveats:**", "", *caveats(rows, m, prefix)]
     lines += [convergence_caveat(results_dir, m, prefix), "", END]
     return "\n".join(lines)
-
-
-#: How the answer page names each profile of the convergence experiment.
-CONVERGE_PROFILES = {
-    "reference": "the reference profile (CPU)",
-    "gpu": (
-        "the gpu profile (a lent GPU; its corpus is that machine's standard library, so its "
-        "numbers are compared with each other, not with the reference profile's)"
-    ),
-}
-
-
-def _converge_records(results_dir: str | Path, profiles: tuple[str, ...]):
-    """``(profile, its words on the answer page, its records)`` for each of ``profiles``: the
-    first always, the others once they have runs."""
-    for i, profile in enumerate(profiles):
-        path = Path(results_dir) / "converge" / f"{profile}.jsonl"
-        records = load_results(path) if path.exists() else []
-        if i and not records:
-            continue
-        yield profile, CONVERGE_PROFILES.get(profile, f"the {profile} profile"), records
-
-
-def convergence_bullet(
-    results_dir: str | Path, profiles: tuple[str, ...] = ("reference", "gpu")
-) -> str | None:
-    """The convergence experiment's answers so far, as a bullet under the headline, or ``None``
-    while it has none: each comparison made at the length its budget's answer is made at, with
-    every seed the design gives it
-    (:func:`rnnlab.evidence.converge_report.answer_clause` with ``decided=True``), marked final
-    or provisional. Interim looks stay in the caveat (:func:`convergence_caveat`), never here:
-    a verdict reaches the headline only once the design has made it."""
-    from rnnlab.evidence import converge_report
-
-    parts = []
-    for profile, words, records in _converge_records(results_dir, profiles):
-        clause = converge_report.answer_clause(profile, records, decided=True)
-        if clause is not None:
-            p = converge_report.progress(profile, records)
-            state = "final" if p.final else f"provisional with {p.text()} in"
-            parts.append(f"on {words}, {state}: {clause}")
-    if not parts:
-        return None
-    return (
-        "- Trained longer (the convergence experiment: each depth's learning rate and dropout "
-        "tuned at that length, whole files held out for the test; > 0: the deeper stack is "
-        "better), " + "; and ".join(parts) + "."
-    )
-
-
-def convergence_caveat(
-    results_dir: str | Path,
-    m: ScaleMap,
-    prefix: str = "",
-    profiles: tuple[str, ...] = ("reference", "gpu"),
-    link: bool = True,
-) -> str:
-    """The caveat that the map's verdicts are not at convergence, with how far the convergence
-    experiment (``<results_dir>/converge/<profile>.jsonl``) has come in each of ``profiles``
-    (the first always; the others once they have runs): its runs so far and its reporting runs
-    (the only ones a verdict reads), and, once a comparison has two paired seeds, its verdicts
-    (:func:`rnnlab.evidence.converge_report.answer_clause`), marked final or provisional. The
-    first profile to reach a verdict may be either: a lent GPU runs the same design much
-    faster than the reference machine's two cores. ``link=False`` leaves out the link to Lab B
-    (for Lab B's own page)."""
-    from rnnlab.evidence import converge_report
-
-    lengths = (
-        f"{m.lengths[0]:,}-{m.lengths[-1]:,} training steps" if m.lengths else "short training"
-    )
-    parts = []
-    for profile, words, records in _converge_records(results_dir, profiles):
-        reporting = sum(r.get("role") == "eval" for r in records)
-        clause = converge_report.answer_clause(profile, records) if reporting else None
-        if clause is None:
-            state = "no verdict yet" if not reporting else "provisional"
-            parts.append(
-                f"{len(records)} runs so far on {words}, {reporting} of them reporting runs: "
-                f"{state}"
-            )
-        else:
-            p = converge_report.progress(profile, records)
-            parts.append(
-                f"on {words}, {'final' if p.final else 'provisional'}, {p.text()} in: {clause}"
-            )
-    return (
-        f"- *Not trained to convergence.* The map's verdicts hold at {lengths}. The convergence "
-        f"experiment, which trains until a declared rule says the models have converged and "
-        f"tests on held-out files, has "
-        + "; and ".join(parts)
-        + (f" ([Lab B]({prefix}{LINKS['lab-b']}))." if link else ".")
-    )
 
 
 def lab_summary_markdown(lab_name: str, results_dir: str | Path | None = None) -> str:

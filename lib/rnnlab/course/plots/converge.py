@@ -198,7 +198,7 @@ def converge_curves_figure(
 #: Verdicts that decide a comparison: drawn as filled markers, the others hollow.
 DECIDED = ("supported", "contradicted", "equivalent")
 
-#: How each series of :func:`rnnlab.evidence.converge_report.two_layer_leads` is drawn.
+#: How each series of :func:`rnnlab.evidence.converge_context.two_layer_leads` is drawn.
 LEAD_STYLES = {
     "scale map": {"marker": "s", "color": "0.45"},
     "convergence experiment": {"marker": "o", "color": LAYER_COLORS[0]},
@@ -211,7 +211,7 @@ def converge_lead_figure(
     """Two layers' lead over one (L2 - L1, test bits per character, > 0: two layers better)
     against the training length, one panel per budget: each series of ``leads`` (budget ->
     series name -> points with ``steps``, ``effect``, ``low``, ``high``, ``verdict`` and
-    ``seeds``, as :func:`rnnlab.evidence.converge_report.two_layer_leads` gives them) as points
+    ``seeds``, as :func:`rnnlab.evidence.converge_context.two_layer_leads` gives them) as points
     with their 95% intervals, filled where the verdict decides the comparison
     (:data:`DECIDED`), hollow where it does not, with the verdict written beside each point.
     A band marks +/- ``margin`` (the smallest effect of interest) and a line zero. The x axis
