@@ -191,6 +191,7 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
     comparison and it leaves the bullet (its interim look stays in the caveat)."""
     import json
 
+    from rnnlab.course import answer_converge
     from rnnlab.evidence import converge_report
     from rnnlab.experiments import converge
     from rnnlab.experiments.store import load_results
@@ -210,6 +211,20 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
     # the answer page carries it under the map's bullets, and the caveat keeps its own account
     block = answer.answer_markdown(results_dir())
     assert bullet in block and block.index(bullet) < block.index("**Caveats:**")
+    # and its verdict in words in the first paragraph, before any bullet
+    lead = answer.convergence_lead(results_dir())
+    first = block.split("## What we found\n\n")[1].split("\n\n")[0]
+    assert lead in first and lead.startswith("**Trained longer, ")
+    final = "final" if converge_report.progress("reference", records).final else "provisional"
+    for c in decided:
+        (v,) = [v for v in d.variants if v.name == c.deep]
+        said = answer_converge.verdict_words(
+            c.effect.verdict, answer_converge.stack_words(v), d.margin
+        )
+        assert (
+            f"{said} at {c.budget:,} parameters** ({c.steps:,} steps, {c.effect.n_seeds} seeds: "
+            f"{c.effect.verdict}; reference profile, {final}; "
+        ) in lead
     # one seed fewer: an interim look, which the caveat shows and the headline does not
     c = decided[0]
     (deep,) = [v for v in d.variants if v.name == c.deep]
@@ -223,8 +238,52 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
     )
     after = answer.convergence_bullet(tmp_path) or ""
     assert f"at {c.budget:,} parameters and {c.steps:,} steps" not in after
+    assert answer.convergence_lead(tmp_path) is None or (
+        f"at {c.budget:,} parameters** ({c.steps:,} steps" not in answer.convergence_lead(tmp_path)
+    )
     caveat = answer.convergence_caveat(tmp_path, answer.scale_map(results_dir()))
     assert f"**no verdict yet** ({c.effect.n_seeds - 1} of {c.effect.n_seeds} seeds" in caveat
+
+
+def test_the_convergence_lead_says_what_each_verdict_says_and_no_more(monkeypatch):
+    """The lead's words follow the verdict, not the data's direction: only a decided verdict
+    names a winner; flip the committed answer's verdict and the sentence flips with it."""
+    from rnnlab.course import answer_converge as ac
+    from rnnlab.evidence import converge_report
+    from rnnlab.experiments.converge import VARIANTS
+
+    names = {v.name: ac.stack_words(v) for v in VARIANTS}
+    assert names == {
+        "L1": "one layer",
+        "L2": "two plain layers",
+        "L4-res-LN": "four residual LayerNorm layers",
+        "L4-plain": "four plain layers",
+    }
+    two = names["L2"]
+    assert ac.verdict_words("supported", two, 0.01) == "two plain layers beat one"
+    assert ac.verdict_words("contradicted", two, 0.01) == "one layer beats two plain layers"
+    assert ac.verdict_words("equivalent", two, 0.01) == (
+        "two plain layers match one within 0.01 bits/char"
+    )
+    undecided = ac.verdict_words("inconclusive", two, 0.01)
+    assert undecided == "two plain layers against one is undecided"
+    assert ac.verdict_words("odd", two, 0.01) == "two plain layers against one: odd"
+    made = converge_report.answers
+    lead = ac.convergence_lead(results_dir())
+    assert lead is not None and "two plain layers beat one at 160,000 parameters" in lead
+    for verdict in ("contradicted", "equivalent", "inconclusive"):
+
+        def flipped(profile, records, verdict=verdict):
+            return [replace(c, effect=replace(c.effect, verdict=verdict))
+                    for c in made(profile, records)]  # fmt: skip
+
+        monkeypatch.setattr(converge_report, "answers", flipped)
+        got = ac.convergence_lead(results_dir())
+        assert ac.verdict_words(verdict, two, 0.01) + " at 160,000 parameters" in got
+        assert "beat one" not in got
+    monkeypatch.setattr(converge_report, "answers", lambda profile, records: [])
+    assert ac.convergence_lead(results_dir()) is None
+    assert "Trained longer" not in answer.headline({}, answer.scale_map(results_dir()))[0]
 
 
 LAB_PAGES = {

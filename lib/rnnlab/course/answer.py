@@ -32,6 +32,7 @@ from rnnlab.course.answer_converge import (
     LAB_B,
     convergence_bullet,
     convergence_caveat,
+    convergence_lead,
 )
 from rnnlab.experiments.store import load_results
 
@@ -305,33 +306,38 @@ def claim_line(row: dict, m: ScaleMap | None = None) -> str:
     return line
 
 
-def headline(rows: dict[str, dict], m: ScaleMap, longer: str | None = None) -> list[str]:
-    """The answer in plain words, with its scale: a bold sentence and a few bullets; ``longer``
-    (:func:`convergence_bullet`), where given, follows the map's bullets, since it answers the
-    same question with longer training."""
+def headline(
+    rows: dict[str, dict], m: ScaleMap, longer: str | None = None, lead: str | None = None
+) -> list[str]:
+    """The answer in plain words, with its scale: a bold sentence and a few bullets. Where the
+    convergence experiment has made a verdict, ``lead`` (:func:`convergence_lead`) follows the
+    map's sentence in the first paragraph and ``longer`` (:func:`convergence_bullet`, its
+    interval) the map's bullets, since it answers the same question with longer training."""
     if not m.cells:
         return [
             "**The scale map has no committed results yet**, so the lines below rest on the "
-            "labs' small budgets only."
+            "labs' small budgets only." + (f" {lead}" if lead else "")
         ]
     won = [c for v in m.cells.values() for c in v if c.comparison.verdict == "supported"]
     b, s = m.budgets, m.lengths
     if won:
-        first = min(won, key=lambda c: (dict(c.cell)["budget_target"], dict(c.cell)["steps"]))
-        lead = (
-            f"**Depth's advantage is supported from {dict(first.cell)['budget_target']:,} "
-            f"parameters at {dict(first.cell)['steps']:,} training steps (L={first.deep} against "
+        w = min(won, key=lambda c: (dict(c.cell)["budget_target"], dict(c.cell)["steps"]))
+        first = (
+            f"**Depth's advantage is supported from {dict(w.cell)['budget_target']:,} "
+            f"parameters at {dict(w.cell)['steps']:,} training steps (L={w.deep} against "
             "L=1).**"
         )
     else:
         n = sum(len(v) for v in m.cells.values())
         words = "; ".join(_depth_words(m, d) for d in sorted(m.cells))
-        lead = (
+        first = (
             f"**Up to {b[-1]:,} parameters and {s[-1]:,} training steps, a stack of narrow "
             f"{'plain ' * m.plain}LSTM layers beats one wide layer with the same number of "
             f"parameters in none of the scale map's {n} cells:** {words}."
         )
-    out = [f"{lead} Measured on the scale map ({map_scale(m)}):", ""]
+    also = f" {lead}" if lead else ""
+    both = " and the convergence experiment" if lead else ""
+    out = [f"{first}{also} Measured on the scale map ({map_scale(m)}){both}:", ""]
     out += [f"- {deep_bullet(m, d)}" for d in sorted(m.cells)]
     out += [longer] if longer else []
     d1 = rows.get("d1")
@@ -450,8 +456,8 @@ def answer_markdown(
     and ``rows``: :func:`scale_map` and :func:`best_rows` of ``results_dir``, if already read)."""
     m = scale_map(results_dir) if m is None else m
     rows = best_rows(results_dir) if rows is None else rows
-    longer = convergence_bullet(results_dir)
-    lines = [BEGIN, "", "## What we found", "", *headline(rows, m, longer), ""]
+    longer, lead = convergence_bullet(results_dir), convergence_lead(results_dir)
+    lines = [BEGIN, "", "## What we found", "", *headline(rows, m, longer, lead), ""]
     if m.cells:
         lines += [
             f'<img src="{prefix}{FIGURE_URL}" alt="{figure_alt(m)}" class="rnnlab-answer-figure">',

@@ -3,8 +3,9 @@
 The scale map (:mod:`rnnlab.course.answer`) trains every model for a few thousand steps; the
 convergence experiment (:mod:`rnnlab.experiments.converge`) trains each comparison until a
 declared rule says whether the models have converged. This module says how far that experiment
-has come wherever the answer is shown: :func:`convergence_bullet` puts a verdict under the
-headline only once the design has made it (every seed in, at the length its budget's answer is
+has come wherever the answer is shown: :func:`convergence_lead` (a sentence in the headline's
+first paragraph) and :func:`convergence_bullet` (its interval, under the headline) state a
+verdict only once the design has made it (every seed in, at the length its budget's answer is
 made at); :func:`convergence_caveat` says, under the map's caveats, that the map is not at
 convergence and what the experiment has so far, interim looks included. Every word is computed
 from ``<results_dir>/converge/<profile>.jsonl`` by :mod:`rnnlab.evidence.converge_report`.
@@ -49,6 +50,68 @@ def _converge_records(results_dir: str | Path, profiles: tuple[str, ...]):
         if i and not records:
             continue
         yield profile, CONVERGE_PROFILES.get(profile, f"the {profile} profile"), records
+
+
+#: How the lead names a variant's depth.
+DEPTH_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 8: "eight"}
+
+
+def stack_words(v) -> str:
+    """A variant of the design (:class:`rnnlab.experiments.converge.grid.Variant`) in the
+    lead's words: "one layer", "two plain layers", "four residual LayerNorm layers"."""
+    if v.num_layers == 1:
+        return "one layer"
+    kind = " ".join(
+        [*(["residual"] if v.residual else []), *(["LayerNorm"] if v.layer_norm else [])]
+    )
+    n = DEPTH_WORDS.get(v.num_layers, str(v.num_layers))
+    return f"{n} {kind or 'plain'} layers"
+
+
+def verdict_words(verdict: str, stack: str, margin: float) -> str:
+    """What a verdict on ``stack`` minus one layer says, and no more: only a decided verdict
+    names a winner, an equivalence says "match within the margin", an undecided comparison
+    says undecided, and a label not known here is named as it is."""
+    return {
+        "supported": f"{stack} beat one",
+        "contradicted": f"one layer beats {stack}",
+        "equivalent": f"{stack} match one within {margin:g} bits/char",
+        "inconclusive": f"{stack} against one is undecided",
+    }.get(verdict, f"{stack} against one: {verdict}")
+
+
+def convergence_lead(
+    results_dir: str | Path, profiles: tuple[str, ...] = ("reference", "gpu")
+) -> str | None:
+    """The convergence experiment's answers in one sentence for the headline's first paragraph,
+    or ``None`` while the design has made none: for each comparison that answers its budget
+    (:func:`rnnlab.evidence.converge_report.answers`), its verdict in words
+    (:func:`verdict_words`), bold, with its length, seeds, verdict, profile, whether the
+    result is final, and the convergence rule's reading. The interval is in
+    :func:`convergence_bullet`."""
+    from rnnlab.evidence import converge_report
+    from rnnlab.experiments import converge
+
+    parts = []
+    for profile, _, records in _converge_records(results_dir, profiles):
+        made = converge_report.answers(profile, records)
+        if not made:
+            continue
+        d = converge.design_for(profile, records)
+        final = "final" if converge_report.progress(profile, records).final else "provisional"
+        variants = {v.name: v for v in d.variants}
+        for c in made:
+            said = verdict_words(c.effect.verdict, stack_words(variants[c.deep]), d.margin)
+            reading = converge_report.rule_reading(c.converged, d.margin, why=False)
+            if not reading.startswith("convergence"):
+                reading += f" by {c.steps:,} steps"
+            first = "" if parts else "Trained longer, "
+            parts.append(
+                f"**{first}{said} at {c.budget:,} parameters** ({c.steps:,} steps, "
+                f"{c.effect.n_seeds} seeds: {c.effect.verdict}; {profile} profile, {final}; "
+                f"{reading})"
+            )
+    return "; ".join(parts) + "." if parts else None
 
 
 def convergence_bullet(

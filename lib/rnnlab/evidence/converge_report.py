@@ -24,6 +24,7 @@ from rnnlab.evidence.converge_results import (
     TRAINABLE,
     CellResult,
     Progress,
+    answers,
     answers_budget,
     checked_for_training,
     comparisons,
@@ -43,6 +44,7 @@ __all__ = [
     "CellResult",
     "Progress",
     "answer_clause",
+    "answers",
     "answers_budget",
     "checked_for_training",
     "comparisons",
@@ -53,23 +55,28 @@ __all__ = [
     "report_lines",
     "reporting_runs",
     "results",
+    "rule_reading",
     "tuning_lines",
 ]
 
 
-def _state(converged: dict, margin: float) -> str:
+def rule_reading(converged: dict, margin: float, why: bool = True) -> str:
     """The convergence rule's reading of a comparison's models (name -> True / False / None)
-    in words, with what the rule compares, so the answer page's reader need not look it up."""
+    in words: "both converged", "neither converged", "L1 not converged" or "convergence not
+    yet checked", and with ``why`` what the rule compares, so the answer page's reader need
+    not look it up."""
     flags = set(converged.values())
     rule = f"doubling the training {{}} {margin:g} bits/char"
     if flags == {True}:
-        return f"both converged: {rule.format('gains less than')}"
-    if False in flags:
+        who, how = "both converged", "gains less than"
+    elif False in flags:
         names = [k for k, v in converged.items() if v is False]
         both = len(names) == len(converged) > 1
         who = "neither converged" if both else f"{names[0]} not converged"
-        return f"{who}: {rule.format('still gains at least')}"
-    return "convergence not yet checked"
+        how = "still gains at least"
+    else:
+        return "convergence not yet checked"
+    return f"{who}: {rule.format(how)}" if why else who
 
 
 def answer_clause(profile: str, records: Sequence[dict], decided: bool = False) -> str | None:
@@ -80,18 +87,16 @@ def answer_clause(profile: str, records: Sequence[dict], decided: bool = False) 
     (:func:`answers_budget`); ``None`` while there is none."""
     d = converge.design_for(profile, records)
     longest: dict[tuple[int, str], CellResult] = {}
-    for c in results(profile, records):
+    for c in answers(profile, records) if decided else results(profile, records):
         if c.wide == "L1" and c.steps >= getattr(longest.get((c.budget, c.deep)), "steps", 0):
             longest[c.budget, c.deep] = c
-    if decided:
-        longest = {k: c for k, c in longest.items() if answers_budget(d, c, records)}
     if not longest:
         return None
     return "; ".join(
         f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
         f"{fmt_ci(c.effect.effect, c.effect.ci_low, c.effect.ci_high)} bits/char, "
         f"**{c.effect.verdict}** ({c.reason + '; ' if c.reason else ''}{c.effect.n_seeds} "
-        f"{f'of {c.planned} ' if c.interim else ''}seeds; {_state(c.converged, d.margin)}"
+        f"{f'of {c.planned} ' if c.interim else ''}seeds; {rule_reading(c.converged, d.margin)}"
         f"{_not_the_answer(d, c, records)})"
         for c in sorted(longest.values(), key=lambda c: (c.budget, c.deep))
     )

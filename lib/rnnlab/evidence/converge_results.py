@@ -233,3 +233,16 @@ def answers_budget(d: converge.Design, c: CellResult, records: Sequence[dict]) -
     the convergence rule asks of the budget (:func:`rnnlab.experiments.converge.longest_length`),
     with every seed the design gives it and both models trained (:attr:`CellResult.judged`)."""
     return c.wide == "L1" and c.judged and c.steps >= converge.longest_length(d, c.budget, records)
+
+
+def answers(profile: str, records: Sequence[dict]) -> list[CellResult]:
+    """The comparisons that answer their budget (:func:`answers_budget`), one per budget and
+    deeper variant against one layer, by budget: what the answer page may state as a verdict.
+    Empty until the design has made one."""
+    d = converge.design_for(profile, records)
+    longest: dict[tuple[int, str], CellResult] = {}
+    for c in results(profile, records):
+        if c.wide == "L1" and c.steps >= getattr(longest.get((c.budget, c.deep)), "steps", 0):
+            longest[c.budget, c.deep] = c
+    made = [c for c in longest.values() if answers_budget(d, c, records)]
+    return sorted(made, key=lambda c: (c.budget, c.deep))
