@@ -19,6 +19,25 @@ def test_blocks_and_figure_are_in_sync_with_data():
     assert not problems, "run `python -m rnnlab findings --write`:\n" + "\n".join(problems[:40])
 
 
+def test_the_readme_opens_with_the_books_headline_and_sends_the_reader_on():
+    """The repository's front page: the same headline as the intro (so the two cannot drift),
+    the figure by a path that exists in the repository, and links that resolve, before the
+    chapter list."""
+    import re
+
+    readme = (repo_root() / answer.README).read_text()
+    block = readme.split(answer.BEGIN)[1].split(answer.END)[0]
+    intro = (repo_root() / "intro.md").read_text().split(answer.BEGIN)[1].split(answer.END)[0]
+    head = intro.split("## What we found\n\n")[1].split("\n\n<img")[0]
+    assert head in block and "## What we found" in block
+    assert readme.index(answer.END) < readme.index("## Chapters")
+    (src,) = re.findall(r'<img src="([^"]+)"', block)
+    assert src == answer.FIGURE.as_posix() and (repo_root() / src).is_file()
+    links = re.findall(r"\]\(([^)]+)\)", block)
+    assert links and all((repo_root() / link).is_file() for link in links)
+    assert "**Caveats:**" not in block and "[Findings](chapters/05_findings.md)" in block
+
+
 def test_the_answer_comes_first_on_both_pages():
     for page in answer.PAGES:
         text = (repo_root() / page).read_text()

@@ -3,8 +3,8 @@
 The intro and the Findings page open with a short "What we found" block: the answer in plain
 words with its scale, one figure (the scale map at a glance,
 :func:`rnnlab.course.plots.scale_map_overview`) and one line per claim, then a few short caveats
-with
-links. The block sits between two markers (:data:`BEGIN`, :data:`END`) and is written, with the
+with links. The repository's README carries the same headline and figure
+(:func:`readme_markdown`). The block sits between two markers (:data:`BEGIN`, :data:`END`) and is written, with the
 figure, by ``python -m rnnlab findings --write``; ``python -m rnnlab findings`` (and
 ``tests/test_answer.py``) fails when a page or the figure disagrees with ``data/results/``.
 Nothing in the block is typed by hand: every number comes from the same analysis outputs as the
@@ -44,6 +44,9 @@ FIGURE = Path("_theme") / "figures" / "what-we-found.svg"
 FIGURE_URL = "_static/figures/what-we-found.svg"
 #: The pages that open with the block, and each one's path back to the book's root.
 PAGES = {"intro.md": "", "chapters/05_findings.md": "../"}
+#: The repository's front page (GitHub shows it; the book leaves it out): it carries the
+#: headline and the figure (:func:`readme_markdown`), and sends the reader on for the rest.
+README = "README.md"
 #: Which profile's verdict a claim's line quotes when several judged it: the largest scale first.
 EVIDENCE_ORDER = ("gpu", "reference", "cpu")
 #: The verdicts that decide a side (any other label, known or new, decides none).
@@ -517,13 +520,45 @@ def splice(page: str, block: str) -> str:
     return findings.splice_between(page, block, BEGIN, END)
 
 
+def readme_markdown(
+    results_dir: str | Path, m: ScaleMap | None = None, rows: dict[str, dict] | None = None
+) -> str:
+    """The block for :data:`README`: the same headline as the book's pages (:func:`headline`),
+    the figure by its path in the repository, and where each claim, the caveats and every
+    interval are. Shorter than :func:`answer_markdown`, since the repository's visitor is on
+    the way to the book."""
+    m = scale_map(results_dir) if m is None else m
+    rows = best_rows(results_dir) if rows is None else rows
+    longer, lead = convergence_bullet(results_dir), convergence_lead(results_dir)
+    lines = [BEGIN, "", "## What we found", "", *headline(rows, m, longer, lead), ""]
+    if m.cells:
+        lines += [f'<img src="{FIGURE.as_posix()}" alt="{figure_alt(m)}" width="720">', ""]
+    lines += [
+        f"Each claim at the scale it was measured, the caveats and every interval: "
+        f"[Findings]({LINKS['findings']}); the scale map and the convergence experiment: "
+        f"[Lab B]({LINKS['lab-b']}). Computed from `data/results/` by "
+        "`python -m rnnlab findings --write`.",
+        "",
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def blocks(results_dir: str | Path) -> dict[str, str]:
+    """Each page that carries the answer (:data:`PAGES`, then :data:`README`) -> its block."""
+    m, rows = scale_map(results_dir), best_rows(results_dir)
+    out = {page: answer_markdown(results_dir, prefix, m, rows) for page, prefix in PAGES.items()}
+    out[README] = readme_markdown(results_dir, m, rows)
+    return out
+
+
 def write(root: str | Path, results_dir: str | Path) -> list[Path]:
-    """Write the block into every page of :data:`PAGES` and the figure; return what was written."""
-    root, m, rows = Path(root), scale_map(results_dir), best_rows(results_dir)
+    """Write the block into every page of :func:`blocks` and the figure; return what was
+    written."""
+    root, m = Path(root), scale_map(results_dir)
     written = []
-    for page, prefix in PAGES.items():
+    for page, block in blocks(results_dir).items():
         path = root / page
-        block = answer_markdown(results_dir, prefix, m, rows)
         path.write_text(splice(path.read_text(encoding="utf-8"), block))
         written.append(path)
     if m.cells:
@@ -535,11 +570,11 @@ def check(root: str | Path, results_dir: str | Path) -> list[str]:
     """What disagrees with the data (empty list: every page and the figure are in sync)."""
     import difflib
 
-    root, m, rows = Path(root), scale_map(results_dir), best_rows(results_dir)
+    root, m = Path(root), scale_map(results_dir)
     problems = []
-    for page, prefix in PAGES.items():
+    for page, block in blocks(results_dir).items():
         text = (root / page).read_text(encoding="utf-8")
-        expected = splice(text, answer_markdown(results_dir, prefix, m, rows))
+        expected = splice(text, block)
         if expected != text:
             problems += [f"{page}: the 'What we found' block differs from the data"]
             problems += list(
