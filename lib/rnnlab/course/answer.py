@@ -4,9 +4,10 @@ The intro and the Findings page open with a short "What we found" block: the ans
 words with its scale, one figure (the scale map at a glance,
 :func:`rnnlab.course.plots.scale_map_overview`) and one line per claim, then a few short caveats
 with links. The repository's README carries the same headline and figure
-(:func:`readme_markdown`). The block sits between two markers (:data:`BEGIN`, :data:`END`) and is written, with the
-figure, by ``python -m rnnlab findings --write``; ``python -m rnnlab findings`` (and
-``tests/test_answer.py``) fails when a page or the figure disagrees with ``data/results/``.
+(:func:`readme_markdown`). The block sits between two markers (:data:`BEGIN`, :data:`END`) and
+is written, with the figure, by ``python -m rnnlab findings --write``;
+``python -m rnnlab findings`` (and ``tests/test_answer.py``) fails when a page or the figure
+disagrees with ``data/results/``.
 Nothing in the block is typed by hand: every number comes from the same analysis outputs as the
 Findings table (:func:`rnnlab.course.findings.verdict_rows`) and the scale map
 (:mod:`rnnlab.evidence.scalemap`).
