@@ -153,3 +153,28 @@ def test_the_plan_prints_each_budgets_seed_decision():
     # the report stages are planned with the decided seeds
     report = [s for s in p.stages if s.kind == "report"]
     assert report and all(s.runs == len(s.variants) * 3 for s in report)
+
+
+def test_a_comparison_waits_for_the_seeds_both_its_models_run_and_no_more():
+    """One layer runs the seeds the rule gives it; a four-layer stack, outside the rule, runs the
+    design's five. Their comparison is complete with those five paired, not one layer's count."""
+    from rnnlab.evidence import converge_results
+    from rnnlab.experiments.store import load_results
+
+    d = converge.design("smoke")
+    budget = d.budgets[0]
+    rng = np.random.default_rng(3)
+    noisy = _tuning_records(d, budget, 0.05, rng)
+    assert seeding.paired_seeds(d, budget, ("L1", "L2"), noisy) == (0, 1, 2)
+    assert seeding.paired_seeds(d, budget, ("L1", "L2"), noisy[1:]) is None
+    records = load_results("data/results/converge/reference.jsonl")
+    big = converge.design_for("reference", records)
+    one = seeding.report_seeds(big, 160_000, ("L1",), records)
+    assert one is not None and len(one) > len(big.seeds)  # the rule raised one layer's seeds
+    for deep in ("L4-res-LN", "L4-plain"):
+        assert seeding.paired_seeds(big, 160_000, ("L1", deep), records) == big.seeds
+    assert seeding.paired_seeds(big, 160_000, ("L1", "L2"), records) == one
+    for c in converge_results.results("reference", records):
+        want = seeding.paired_seeds(big, c.budget, (c.wide, c.deep), records)
+        assert want is not None and c.planned == len(want)
+        assert c.interim == (c.effect.n_seeds < len(want))

@@ -92,7 +92,10 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
     effect measured (only the trainable stack is checked there). A comparison with fewer paired
     seeds than the design gives it is an interim look: its interval is shown, its verdict is
     :data:`INTERIM`, and it is left out of the correction too (added 2026-12-05, at the first
-    interim look, 3 of 9 seeds: a verdict is declared at the full seed count only)."""
+    interim look, 3 of 9 seeds: a verdict is declared at the full seed count only). The full
+    count is the seeds both models run (:func:`rnnlab.experiments.converge.paired_seeds`): until
+    2026-12-06 it was one layer's, so a four-layer stack against one layer, 5 seeds against 9,
+    would have stayed interim with every run in."""
     from dataclasses import replace
 
     d = converge.design_for(profile, records)
@@ -114,7 +117,7 @@ def results(profile: str, records: Sequence[dict]) -> list[CellResult]:
                 runs = {wide_name: list(a.values()), deep_name: list(b.values())}
                 checked = {n: runs[n] for n in checked_for_training((wide_name, deep_name))}
                 reason = failed_to_train(checked, family, d.margin)
-                planned = converge.report_seeds(d, budget, names, records) or ()
+                planned = converge.paired_seeds(d, budget, names, records) or ()
                 raw.append(
                     CellResult(
                         budget,

@@ -135,6 +135,7 @@ from rnnlab.experiments.converge.grid import (
 )
 from rnnlab.experiments.converge.seeding import (
     decision_text,
+    paired_seeds,
     report_seeds,
     seed_spread,
     seeds_from_spread,
@@ -180,6 +181,7 @@ __all__ = [
     "tuned_scores",
     "best_dropout",
     "tuning_experiments",
+    "paired_seeds",
     "report_seeds",
     "decision_text",
     "seed_spread",

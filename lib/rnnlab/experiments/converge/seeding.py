@@ -95,6 +95,20 @@ def report_seeds(
     return d.seeds + tuple(range(first, first + extra))
 
 
+def paired_seeds(
+    d: Design, budget: int, variants: Sequence[str], records: Sequence[dict]
+) -> tuple[int, ...] | None:
+    """The reporting seeds that every one of ``variants`` runs at ``budget``, so the seeds a
+    comparison of them pairs: the seeds of each variant (:func:`report_seeds`) in common, or
+    ``None`` while one of them is not decided. One layer against four runs the four-layer
+    stack's ``d.seeds`` only, however many the seed rule gives one layer."""
+    each = [report_seeds(d, budget, (v,), records) for v in variants]
+    if any(s is None for s in each):
+        return None
+    common = set.intersection(*(set(s) for s in each if s is not None))
+    return tuple(sorted(common))
+
+
 def decision_text(d: Design, budget: int, spread: Spread | None) -> str:
     """The seed rule's decision at ``budget`` for the measured ``spread`` (:func:`seed_spread`;
     ``None``: not decided yet), in words: the plan and the report print it."""
