@@ -256,10 +256,18 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
         "".join(json.dumps(r) + "\n" for r in fewer)
     )
     after = answer.convergence_bullet(tmp_path) or ""
-    assert f"at {c.budget:,} parameters and {c.steps:,} steps" not in after
-    assert answer.convergence_lead(tmp_path) is None or (
-        f"at {c.budget:,} parameters** ({c.steps:,} steps" not in answer.convergence_lead(tmp_path)
+    assert f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps" not in after
+    said = answer_converge.verdict_words(
+        c.effect.verdict, answer_converge.stack_words(deep), d.margin
     )
+    assert f"{said} at {c.budget:,} parameters** ({c.steps:,} steps" not in (
+        answer.convergence_lead(tmp_path) or ""
+    )
+    # the other comparisons decided at that length keep their place: one look held back
+    # withdraws only the comparison it belongs to
+    for other in decided[1:]:
+        kept = f"{other.deep} - L1 at {other.budget:,} parameters and {other.steps:,} steps: "
+        assert kept in after
     caveat = answer.convergence_caveat(tmp_path, answer.scale_map(results_dir()))
     assert f"**no verdict yet** ({c.effect.n_seeds - 1} of {c.effect.n_seeds} seeds" in caveat
 
