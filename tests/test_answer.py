@@ -2,6 +2,7 @@
 and each part of them is computed (a changed result changes the text)."""
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -221,12 +222,22 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
                if c.wide == "L1" and c.judged
                and c.steps == converge.longest_length(d, c.budget, records)]  # fmt: skip
     assert decided, "the committed runs hold a decided comparison (160,000 parameters)"
+
+    def named(c: Any) -> str:  # how the bullet names a comparison
+        return f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
+
+    def in_words(c: Any) -> str:  # how the lead says its verdict
+        (v,) = [v for v in d.variants if v.name == c.deep]
+        said = answer_converge.verdict_words(
+            c.effect.verdict, answer_converge.stack_words(v), d.margin
+        )
+        return f"{said} at {c.budget:,} parameters** ({c.steps:,} steps"
+
     bullet = answer.convergence_bullet(results_dir())
     assert bullet.startswith("- Trained longer (the convergence experiment")
     for c in decided:
-        said = f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps: "
-        assert said in bullet
-        assert f"**{c.effect.verdict}** ({c.effect.n_seeds} seeds; " in bullet.split(said)[1]
+        assert named(c) in bullet
+        assert f"**{c.effect.verdict}** ({c.effect.n_seeds} seeds; " in bullet.split(named(c))[1]
     # the answer page carries it under the map's bullets, and the caveat keeps its own account
     block = answer.answer_markdown(results_dir())
     assert bullet in block and block.index(bullet) < block.index("**Caveats:**")
@@ -236,13 +247,9 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
     assert lead in first and lead.startswith("**Trained longer, ")
     final = "final" if converge_report.progress("reference", records).final else "provisional"
     for c in decided:
-        (v,) = [v for v in d.variants if v.name == c.deep]
-        said = answer_converge.verdict_words(
-            c.effect.verdict, answer_converge.stack_words(v), d.margin
-        )
         assert (
-            f"{said} at {c.budget:,} parameters** ({c.steps:,} steps, {c.effect.n_seeds} seeds: "
-            f"{c.effect.verdict}; reference profile, {final}; "
+            f"{in_words(c)}, {c.effect.n_seeds} seeds: {c.effect.verdict}; reference profile, "
+            f"{final}; "
         ) in lead
     # one seed fewer: an interim look, which the caveat shows and the headline does not
     c = decided[0]
@@ -256,18 +263,12 @@ def test_a_convergence_verdict_reaches_the_headline_only_once_the_design_has_mad
         "".join(json.dumps(r) + "\n" for r in fewer)
     )
     after = answer.convergence_bullet(tmp_path) or ""
-    assert f"{c.deep} - L1 at {c.budget:,} parameters and {c.steps:,} steps" not in after
-    said = answer_converge.verdict_words(
-        c.effect.verdict, answer_converge.stack_words(deep), d.margin
-    )
-    assert f"{said} at {c.budget:,} parameters** ({c.steps:,} steps" not in (
-        answer.convergence_lead(tmp_path) or ""
-    )
+    assert named(c) not in after
+    assert in_words(c) not in (answer.convergence_lead(tmp_path) or "")
     # the other comparisons decided at that length keep their place: one look held back
     # withdraws only the comparison it belongs to
     for other in decided[1:]:
-        kept = f"{other.deep} - L1 at {other.budget:,} parameters and {other.steps:,} steps: "
-        assert kept in after
+        assert named(other) in after
     caveat = answer.convergence_caveat(tmp_path, answer.scale_map(results_dir()))
     assert f"**no verdict yet** ({c.effect.n_seeds - 1} of {c.effect.n_seeds} seeds" in caveat
 
