@@ -718,6 +718,31 @@ def test_tuning_lines_give_each_setting_its_mean_over_seeds_and_the_leader():
     assert converge_report.tuning_lines([]) == []
 
 
+def test_tuning_lines_say_where_validation_rose_after_the_best_checkpoint():
+    from rnnlab.evidence import converge_report
+
+    def tune(seed, best, last):
+        curves = [{"step": 2_000, "val": 1.9}, {"step": 4_000, "val": best},
+                  {"step": 8_000, "val": last}]  # fmt: skip
+        return {"role": "tune", "budget": 400_000, "seed": seed, "lr": 0.008, "curves": curves,
+                "experiment": {"dropout": 0.0, "labels": {"variant": "L1", "steps": 8_000}},
+                "metrics": {"val": best, "best_step": 4_000}}  # fmt: skip
+
+    rose = f"{converge_report.ROSE_AFTER_BEST + 0.01 + 1.7:.2f}"
+    (_, line) = converge_report.tuning_lines([tune(0, 1.7, float(rose)), tune(1, 1.8, 1.8)])
+    assert line.endswith(
+        f"rate 0.008 1.750 (validation rose after the best checkpoint: best at step 4,000, {rose}"
+        " at step 8,000); leading so far: dropout 0, rate 0.008"
+    )
+    # a rise within the threshold, a run without curves and a seed that held its best: no note
+    small = tune(0, 1.7, 1.7 + converge_report.ROSE_AFTER_BEST / 2)
+    bare = {**tune(0, 1.7, 9.0), "curves": []}
+    for runs in ([small], [bare], [tune(1, 1.8, 1.8)]):
+        assert "rose" not in converge_report.tuning_lines(runs)[1]
+    # a run that ended on a non-finite score rose too
+    assert "nan at step 8,000" in converge_report.tuning_lines([tune(0, 1.7, float("nan"))])[1]
+
+
 def test_runs_that_can_start_from_a_fork_go_first(tmp_path):
     from rnnlab.experiments.experiment import fork_path, run_id
     from rnnlab.experiments.sweep import fork_first

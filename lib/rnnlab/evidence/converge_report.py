@@ -149,12 +149,52 @@ def _conv(flag: bool | None, steps: int, d: converge.Design) -> str:
     return f"converged at {steps:,}" if flag else f"not converged at {steps:,} steps"
 
 
+ROSE_AFTER_BEST = 0.1
+"""Bits/char by which a run's last validation score may exceed its best checkpoint's before
+the tuning lines say so. A run's score is its best checkpoint's (the declared selection), so a
+rate that blows up late still shows the score it had before; a rise this large (ten times the
+design's margin) means the number is an early checkpoint's, not what the full length reached."""
+
+
+def _rose_after_best(run: dict) -> tuple[int, float, int] | None:
+    """``(best step, last validation, last step)`` when ``run``'s validation ended more than
+    :data:`ROSE_AFTER_BEST` above its best checkpoint's; ``None`` otherwise (or without
+    curves)."""
+    curves = run.get("curves") or []
+    if not curves or "best_step" not in run["metrics"]:
+        return None
+    last = float(curves[-1]["val"])
+    if last - float(run["metrics"]["val"]) <= ROSE_AFTER_BEST:  # False for a NaN: it counts
+        return None
+    return int(run["metrics"]["best_step"]), last, int(curves[-1]["step"])
+
+
+def _setting(runs: Sequence[dict]) -> str:
+    """One (dropout, rate) setting's words: the mean validation bits/char over its seeds, with
+    "(1 seed)" while it has one and, where a seed's validation rose after its best checkpoint,
+    that checkpoint's step and the score and step the run ended on."""
+    vals = [float(r["metrics"]["val"]) for r in runs]
+    text = f"{runs[0]['lr']:g} {sum(vals) / len(vals):.3f}" + ("" if len(vals) > 1 else " (1 seed)")
+    rose = [x for x in map(_rose_after_best, runs) if x is not None]
+    if rose:
+        text += (
+            " (validation rose after the best checkpoint: "
+            + "; ".join(
+                f"best at step {best:,}, {last:.2f} at step {end:,}" for best, last, end in rose
+            )
+            + ")"
+        )
+    return text
+
+
 def tuning_lines(records: Sequence[dict]) -> list[str]:
     """The tuning runs so far, one Markdown bullet per (budget, variant, length): the mean
     validation bits/char over the tuning seeds at each (dropout, rate) tried, and the setting
     that leads. These runs choose each cell's setting; they are not a result (validation files,
-    two tuning seeds), so the text says so."""
-    groups: dict[tuple, dict[tuple[float, float], list[float]]] = {}
+    two tuning seeds), so the text says so. A setting whose runs blew up after their best
+    checkpoint (:data:`ROSE_AFTER_BEST`) says so beside its score, so a reader does not take the
+    early checkpoint's number for the full length's."""
+    groups: dict[tuple, dict[tuple[float, float], list[dict]]] = {}
     for r in records:
         if r.get("role") != "tune":
             continue
@@ -162,9 +202,7 @@ def tuning_lines(records: Sequence[dict]) -> list[str]:
         labels = e.get("labels") or {}
         key = (int(r["budget"]), str(labels.get("variant")), int(labels.get("steps", 0)))
         cell = groups.setdefault(key, {})
-        cell.setdefault((float(e.get("dropout", 0.0)), float(r["lr"])), []).append(
-            float(r["metrics"]["val"])
-        )
+        cell.setdefault((float(e.get("dropout", 0.0)), float(r["lr"])), []).append(r)
     if not groups:
         return []
     lines = [
@@ -173,12 +211,11 @@ def tuning_lines(records: Sequence[dict]) -> list[str]:
     ]
     for (budget, variant, steps), cell in sorted(groups.items()):
         by_drop: dict[float, list[str]] = {}
-        for (drop, lr), vals in sorted(cell.items()):
-            by_drop.setdefault(drop, []).append(
-                f"{lr:g} {sum(vals) / len(vals):.3f}" + ("" if len(vals) > 1 else " (1 seed)")
-            )
+        for (drop, _), runs in sorted(cell.items()):
+            by_drop.setdefault(drop, []).append(_setting(runs))
+        means = {k: sum(float(r["metrics"]["val"]) for r in v) / len(v) for k, v in cell.items()}
         (best_drop, best_lr), best = min(
-            ((k, sum(v) / len(v)) for k, v in cell.items() if len(v) > 1),
+            ((k, means[k]) for k, v in cell.items() if len(v) > 1),
             key=lambda kv: kv[1],
             default=((None, None), None),
         )
