@@ -169,12 +169,16 @@ def _rose_after_best(run: dict) -> tuple[int, float, int] | None:
     return int(run["metrics"]["best_step"]), last, int(curves[-1]["step"])
 
 
+def _mean_val(runs: Sequence[dict]) -> float:
+    """The mean validation bits/char of a setting's runs (one per tuning seed)."""
+    return sum(float(r["metrics"]["val"]) for r in runs) / len(runs)
+
+
 def _setting(runs: Sequence[dict]) -> str:
     """One (dropout, rate) setting's words: the mean validation bits/char over its seeds, with
     "(1 seed)" while it has one and, where a seed's validation rose after its best checkpoint,
     that checkpoint's step and the score and step the run ended on."""
-    vals = [float(r["metrics"]["val"]) for r in runs]
-    text = f"{runs[0]['lr']:g} {sum(vals) / len(vals):.3f}" + ("" if len(vals) > 1 else " (1 seed)")
+    text = f"{runs[0]['lr']:g} {_mean_val(runs):.3f}" + ("" if len(runs) > 1 else " (1 seed)")
     rose = [x for x in map(_rose_after_best, runs) if x is not None]
     if rose:
         text += (
@@ -213,9 +217,8 @@ def tuning_lines(records: Sequence[dict]) -> list[str]:
         by_drop: dict[float, list[str]] = {}
         for (drop, _), runs in sorted(cell.items()):
             by_drop.setdefault(drop, []).append(_setting(runs))
-        means = {k: sum(float(r["metrics"]["val"]) for r in v) / len(v) for k, v in cell.items()}
         (best_drop, best_lr), best = min(
-            ((k, means[k]) for k, v in cell.items() if len(v) > 1),
+            ((k, _mean_val(v)) for k, v in cell.items() if len(v) > 1),
             key=lambda kv: kv[1],
             default=((None, None), None),
         )
