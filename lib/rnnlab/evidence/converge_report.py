@@ -13,6 +13,7 @@ runs have got; a comparison is printed only where both sides have at least two p
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 
 from rnnlab.core.config import own_wall_time_s
@@ -171,7 +172,7 @@ def _rose_after_best(run: dict) -> tuple[int, float, int] | None:
 
 def _mean_val(runs: Sequence[dict]) -> float:
     """The mean validation bits/char of a setting's runs (one per tuning seed)."""
-    return sum(float(r["metrics"]["val"]) for r in runs) / len(runs)
+    return statistics.fmean(float(r["metrics"]["val"]) for r in runs)
 
 
 def _setting(runs: Sequence[dict]) -> str:
