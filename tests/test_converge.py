@@ -578,6 +578,8 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
     (tmp_path / "c.jsonl").rename(tmp_path / "converge" / "smoke.jsonl")
     caveat = convergence_caveat(tmp_path, SimpleNamespace(lengths=[6_000]), profiles=("smoke",))
     assert f"final, {converge_report.progress('smoke', records).text()} in: {clause} (" in caveat
+    from rnnlab.evidence.analysis import fmt_signed
+
     # the regularisation control: each setting's tuned score is its best rate's mean over the
     # tuning seeds, so depth's lead at dropout 0 can be recomputed from the runs themselves
     d = converge.design("smoke")
@@ -593,9 +595,9 @@ def test_report_is_provisional_until_runs_exist_then_states_each_comparison(tmp_
                             if (v2, p2) == (v, p)) for v, p, _ in means}  # fmt: skip
         at0 = best["L1", 0.0] - best["L2", 0.0]
         tuned = min(best["L1", p] for p in (0.0, 0.2)) - min(best["L2", p] for p in (0.0, 0.2))
-        assert f"{steps:,} steps, L2 - L1: {at0:+.3f} with dropout 0 for both, {tuned:+.3f}" in (
-            control
-        )
+        assert f"{steps:,} steps, L2 - L1: {fmt_signed(at0)} with dropout 0 for both, " in control
+        assert f" both, {fmt_signed(tuned)} with each one's tuned dropout" in control
+    assert "-0.000" not in control  # a change that rounds to zero has no direction
 
 
 def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypatch):

@@ -91,3 +91,12 @@ def test_fmt_ci_never_prints_negative_zero() -> None:
     assert fmt_ci(-0.0001, -0.04, 0.04) == "+0.000 [-0.040, +0.040]"
     assert fmt_ci(0.0123, -0.0004, 0.028) == "+0.012 [+0.000, +0.028]"
     assert fmt_ci(-0.5, float("nan"), float("nan")) == "-0.500 [n/a]"
+
+
+def test_fmt_signed_never_prints_negative_zero() -> None:
+    from rnnlab.evidence.analysis import fmt_signed
+
+    assert [fmt_signed(x) for x in (-0.0001, -0.0, 0.0004, -0.0005001, 0.0123)] == [
+        "+0.000", "+0.000", "+0.000", "-0.001", "+0.012",
+    ]  # fmt: skip
+    assert fmt_signed(-0.00001, 4) == "+0.0000" and fmt_signed(-0.00012, 4) == "-0.0001"

@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Sequence
 
 from rnnlab.core.config import own_wall_time_s
-from rnnlab.evidence.analysis import fmt_ci
+from rnnlab.evidence.analysis import fmt_ci, fmt_signed
 from rnnlab.evidence.converge_context import literature_line, map_lines
 from rnnlab.evidence.converge_results import (
     INTERIM,
@@ -256,9 +256,9 @@ def control_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
                 at0, tuned = s1[0.0] - s2[0.0], s1[p1] - s2[p2]
                 parts.append(
                     f"{budget:,} parameters, {steps:,} steps, {v.name} - {wide.name}: "
-                    f"{at0:+.3f} with dropout 0 for both, {tuned:+.3f} with each one's tuned "
-                    f"dropout ({wide.name} {p1:g}, {v.name} {p2:g}), a change of "
-                    f"{tuned - at0:+.3f}"
+                    f"{fmt_signed(at0)} with dropout 0 for both, {fmt_signed(tuned)} with each "
+                    f"one's tuned dropout ({wide.name} {p1:g}, {v.name} {p2:g}), a change of "
+                    f"{fmt_signed(tuned - at0)}"
                 )
     if not parts:
         return []
@@ -291,7 +291,7 @@ def convergence_lines(d: converge.Design, records: Sequence[dict]) -> list[str]:
                     state = f"{n} seeds: {'converged' if flag else 'not converged'} at {steps:,}"
                 parts.append(
                     f"{budget:,} parameters, {v.name}, {half:,} to {steps:,} steps: "
-                    f"{gain:+.3f} ({state})"
+                    f"{fmt_signed(gain)} ({state})"
                 )
     if not parts:
         return []

@@ -152,17 +152,27 @@ def span(values: Iterable[float], fmt: str = "{:,}") -> str:
     return fmt.format(vs[0]) if len(vs) == 1 else f"{fmt.format(vs[0])}-{fmt.format(vs[-1])}"
 
 
+def fmt_signed(value: float, digits: int = 3) -> str:
+    """``+0.012`` or ``-0.004``: a signed difference; a value that rounds to zero prints as
+    ``+0.000``, never ``-0.000`` (a reader would take the sign as a direction).
+
+    >>> fmt_signed(-0.0001), fmt_signed(-0.0123)
+    ('+0.000', '-0.012')
+    """
+    return f"{round(value, digits) + 0.0:+.{digits}f}"
+
+
 def fmt_ci(effect: float, low: float, high: float, digits: int = 3) -> str:
-    """``+0.012 [−0.004, +0.028]``; a value that rounds to zero prints as ``+0.000``, never
-    ``-0.000``.
+    """``+0.012 [−0.004, +0.028]``; each value printed by :func:`fmt_signed`.
 
     >>> fmt_ci(-0.0001, -0.04, 0.04)
     '+0.000 [-0.040, +0.040]'
     """
-    effect, low, high = (round(v, digits) + 0.0 for v in (effect, low, high))
     if any(math.isnan(v) for v in (low, high)):
-        return f"{effect:+.{digits}f} [n/a]"
-    return f"{effect:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+        return f"{fmt_signed(effect, digits)} [n/a]"
+    return " ".join(
+        (fmt_signed(effect, digits), f"[{fmt_signed(low, digits)}, {fmt_signed(high, digits)}]")
+    )
 
 
 def base_cell(cell: tuple) -> tuple:
