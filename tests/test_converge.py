@@ -16,6 +16,7 @@ from rnnlab.core.config import TrainConfig, own_wall_time_s
 from rnnlab.core.models import ModelConfig, build_model
 from rnnlab.core.tasks import make_task
 from rnnlab.core.tasks.heldout import file_part, heldout_sizes
+from rnnlab.core.text import fmt_signed
 from rnnlab.evidence.convergence_stats import (
     paired_file_effect,
 )
@@ -691,7 +692,7 @@ def test_the_report_compares_the_trainable_stack_with_the_plain_one_and_sets_the
         cell = next(c for c in scalemap.map_cells(scale, deep=deep)
                     if scalemap.grid_key(c) == (400_000, 6_000))  # fmt: skip
         assert (
-            f"400,000 parameters, L{deep} - L1 at 6,000 steps: {cell.comparison.effect:+.3f}"
+            f"400,000 parameters, L{deep} - L1 at 6,000 steps: {fmt_signed(cell.comparison.effect)}"
             in (line)
         )
         assert f"**{cell.comparison.verdict}**" in line
@@ -1003,11 +1004,14 @@ def test_the_convergence_reading_so_far_is_the_mean_gain_over_the_seeds_in_and_d
     want = len(converge.report_seeds(d, 160_000, ("L1",), records))
     if len(seeds) < want:  # the rule waits for every reporting seed
         assert (
-            f"160,000 parameters, L1, 8,000 to 16,000 steps: {gain:+.3f} ({len(seeds)} of "
+            f"160,000 parameters, L1, 8,000 to 16,000 steps: {fmt_signed(gain)} ({len(seeds)} of "
             f"{want} seeds so far; the rule reads them all)"
         ) in line
     else:
-        assert f"160,000 parameters, L1, 8,000 to 16,000 steps: {gain:+.3f} ({want} seeds: " in line
+        want_line = (
+            f"160,000 parameters, L1, 8,000 to 16,000 steps: {fmt_signed(gain)} ({want} seeds: "
+        )
+        assert want_line in line
     assert line in converge_report.report_lines("reference", records)
     assert converge_report.convergence_lines(d, []) == []
 
@@ -1174,7 +1178,7 @@ def test_the_plan_states_the_declaration_and_the_gains_it_rests_on():
     assert gains["L1"] is not None and gains["L2"] is not None  # both reporting stages are in
     for name, g in gains.items():
         assert (f" {name} " in text) == (g is not None)
-        assert g is None or f"{name} {g:+.3f}" in text
+        assert g is None or f"{name} {fmt_signed(g)}" in text
     assert declared_text(converge.design("smoke"), records) == ""
 
 

@@ -14,6 +14,7 @@ from rnnlab.core.tasks.capacity import (
     memorized_bits,
     symmetric_information_bits,
 )
+from rnnlab.core.text import fmt_signed
 from rnnlab.course import design_page, scale_page
 from rnnlab.evidence import analysis, scalemap
 from rnnlab.experiments import store
@@ -296,7 +297,7 @@ def test_the_scale_map_heatmap_carries_an_alt_from_its_cells(monkeypatch) -> Non
     shown = scale_page.map_heatmap(_map_records(), deep=2, batch_size=32, seq_len=128)
     cells = scalemap.map_cells(_map_records(), deep=2)
     hi = max(c.comparison.effect for c in cells)
-    assert f"Largest {hi:+.3f} at budget 25,000" in shown.alt
+    assert f"Largest {fmt_signed(hi)} at budget 25,000" in shown.alt
 
 
 def test_the_along_training_sentence_says_where_depth_stays_ahead() -> None:

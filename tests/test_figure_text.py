@@ -11,6 +11,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from rnnlab.core import params
+from rnnlab.core.text import fmt_signed
 from rnnlab.course import figure_text, plots
 from rnnlab.evidence import scalemap
 from rnnlab.experiments.profiles import PROFILES
@@ -100,7 +101,7 @@ def test_the_heatmap_alt_names_the_extremes_and_the_verdicts() -> None:
     )  # fmt: skip
     hi = max(c.comparison.effect for c in cells)
     assert "2 of 4 cells have results" in alt
-    assert f"Largest {hi:+.3f} at budget 25,000, training length 1,500" in alt
+    assert f"Largest {fmt_signed(hi)} at budget 25,000, training length 1,500" in alt
     assert "smallest" in alt and re.search(r"Verdicts: .*supported", alt)
 
 

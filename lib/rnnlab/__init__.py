@@ -23,7 +23,7 @@ The map, one job per module:
   :mod:`~rnnlab.core.device` devices, seeds, precision; :mod:`~rnnlab.core.train` the training
   loop and evaluation; :mod:`~rnnlab.core.checkpoint` resumable checkpoints;
   :mod:`~rnnlab.core.cost` FLOPs and critical path; :mod:`~rnnlab.core.paths` where the course
-  and its results are.
+  and its results are; :mod:`~rnnlab.core.text` how a signed difference prints (never ``-0.000``).
 - :mod:`rnnlab.experiments`
   :mod:`~rnnlab.experiments.experiment` an experiment and a run's id;
   :mod:`~rnnlab.experiments.unit` one run (train, evaluate, record);

@@ -1,5 +1,6 @@
 """The bottom layer: what a model and its data are, and how one is trained.
 
-Parameter counts and budget matching, the tasks, the models, the training loop, the cost model
-and the repository's paths. Imports nothing else of :mod:`rnnlab`.
+Parameter counts and budget matching, the tasks, the models, the training loop, the cost model,
+the repository's paths, and how a signed number is printed (:mod:`~rnnlab.core.text`). Imports
+nothing else of :mod:`rnnlab`.
 """

@@ -361,7 +361,7 @@ def convergence_table(records: Sequence[dict]):
         [
             r["cell"],
             r["layers"],
-            f"{r['last_quarter_gain']:+.4f}",
+            analysis.fmt_signed(r["last_quarter_gain"], 4),
             f"{r['margin']:g}",
             "yes" if r["converged"] else "no: still improving",
             f"{r['best_at_end']} of {r['runs']}",

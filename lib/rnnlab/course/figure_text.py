@@ -24,6 +24,9 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from rnnlab.core.text import fmt_signed
+from rnnlab.evidence.analysis import fmt_ci
+
 DESCRIPTION_KEY = "Description"
 """The PNG text keyword that carries the alt text (a registered keyword of the PNG standard)."""
 
@@ -207,8 +210,8 @@ def gap_heatmap_alt(
             not (c.comparison.ci_low > 0 or c.comparison.ci_high < 0) for c in comparisons
         )
         text += (
-            f". Largest {hi.comparison.effect:+.3f} at {at(hi)}; smallest "
-            f"{lo.comparison.effect:+.3f} at {at(lo)}. Verdicts: "
+            f". Largest {fmt_signed(hi.comparison.effect)} at {at(hi)}; smallest "
+            f"{fmt_signed(lo.comparison.effect)} at {at(lo)}. Verdicts: "
             + _join([f"{n} {v}" for v, n in sorted(verdicts.items())])
             + f"; {uncertain} cell{'s' if uncertain != 1 else ''} with an interval containing 0 "
             "drawn faded and hatched"
@@ -227,7 +230,7 @@ def curve_gap_alt(
     for name, rows in gaps.items():
         last = rows[-1]
         ends.append(
-            f"{name}: {last['gap']:+.3f} [{last['ci_low']:+.3f}, {last['ci_high']:+.3f}] at step "
+            f"{name}: {fmt_ci(last['gap'], last['ci_low'], last['ci_high'])} at step "
             f"{last['step']:,}"
         )
     return (

@@ -119,9 +119,7 @@ def comparison_words(lab, claim) -> str:
 
 
 def _ci(c: dict) -> str:
-    if any(math.isnan(c[k]) for k in ("ci_low", "ci_high")):
-        return f"{c['effect']:+.3f} [n/a]"
-    return f"{c['effect']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]"
+    return analysis.fmt_ci(c["effect"], c["ci_low"], c["ci_high"])
 
 
 def _p(p: float) -> str:

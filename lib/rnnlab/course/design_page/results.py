@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rnnlab.core.tasks.capacity import bits_per_parameter
+from rnnlab.core.text import fmt_signed
 from rnnlab.course import book
 from rnnlab.evidence import analysis, stats
 from rnnlab.experiments import store
@@ -75,7 +76,7 @@ def verdict_tables(cv: analysis.ClaimVerdict, records: Sequence[dict]):
     else:
         sides = ["L=1", "L"]
         effect, p_name = "difference [95% CI] (> 0: deeper stores more)", "p equivalence (Holm)"
-    side = "{:+.3f}" if closure else "{:.3f}"
+    side = fmt_signed if closure else "{:.3f}".format
     found, behind = [], []
     for c in cv.cells:
         k = c.comparison
@@ -84,8 +85,8 @@ def verdict_tables(cv: analysis.ClaimVerdict, records: Sequence[dict]):
             [
                 c.name,
                 analysis.metric_words(c.metric).replace("_", " "),
-                side.format(k.wide.mean),
-                side.format(k.deep.mean),
+                side(k.wide.mean),
+                side(k.deep.mean),
                 analysis.fmt_ci(k.effect, k.ci_low, k.ci_high),
                 f"{k.margin:g}",
                 "n/a" if p != p else f"{p:.3g}",
@@ -130,20 +131,21 @@ def cpu_findings(evals: Sequence[dict], deepest: int) -> str:
     lm = {(s, L): mean("charlm-english", s, L) for s in stacks for L in (1, deepest)}
     lo = {(s, L): mean("listops", s, L) for s in stacks for L in (1, deepest)}
     bpp = _memorize_bits(evals)
+    lm_plain, lm_fixed = (lm[s, deepest] - lm[s, 1] for s in ("plain", "residual-ln"))
+    lo_plain, lo_fixed = (lo[s, deepest] - lo[s, 1] for s in ("plain", "residual-ln"))
     return "\n".join(
         [
             f"- **Character LM** (test bits per character, lower is better): going from 1 to "
-            f"{deepest} layers changes the plain stack's score by "
-            f"{lm['plain', deepest] - lm['plain', 1]:+.3f}, the residual + LayerNorm stack's by "
-            f"{lm['residual-ln', deepest] - lm['residual-ln', 1]:+.3f}. The "
+            f"{deepest} layers changes the plain stack's score by {fmt_signed(lm_plain)}, the "
+            f"residual + LayerNorm stack's by {fmt_signed(lm_fixed)}. The "
             f"fixed {deepest}-layer stack scores {lm['residual-ln', deepest]:.3f} against "
             f"{lm['plain', 1]:.3f} for the plain one-layer model: "
             + ("better" if lm["residual-ln", deepest] < lm["plain", 1] else "not better")
             + f", but the LayerNorm helps one layer too ({lm['residual-ln', 1]:.3f}), so the "
             "fair comparison is within a stack, which is what (d1) measures.",
             f"- **ListOps** (test accuracy, higher is better): going from 1 to {deepest} layers "
-            f"changes the plain stack's score by {lo['plain', deepest] - lo['plain', 1]:+.3f}, "
-            f"the fixed stack's by {lo['residual-ln', deepest] - lo['residual-ln', 1]:+.3f}.",
+            f"changes the plain stack's score by {fmt_signed(lo_plain)}, "
+            f"the fixed stack's by {fmt_signed(lo_fixed)}.",
             "- **Memorisation probe** (bits per parameter, mean over seeds): "
             + ", ".join(f"L={L}: {v:.2f}" for L, v in bpp.items())
             + f". The floor is {CAPACITY_FLOOR:g}: "
@@ -227,7 +229,7 @@ def reference_findings(
         base = means.get(("plain", 1), math.nan)
         deepest = max(L for _, L in means)
         spread = ", ".join(
-            f"{s} {means[s, deepest] - means[s, 1]:+.3f}"
+            f"{s} {fmt_signed(means[s, deepest] - means[s, 1])}"
             for s in STACKS
             if (s, deepest) in means and (s, 1) in means
         )
@@ -315,8 +317,8 @@ def reference_findings(
             f"- **Projection** ((d4) {verdict_of['d4']}): the LSTMP stack keeps a wider cell "
             "than the plain stack at the same parameters. In "
             f"{sum(e < 0 for e in closed)} of {len(closed)} cells its gap to one layer came out "
-            f"wider than the plain stack's (gap narrowed: {min(closed):+.3f} to "
-            f"{max(closed):+.3f}, each in its cell's own metric), "
+            f"wider than the plain stack's (gap narrowed: {fmt_signed(min(closed))} to "
+            f"{fmt_signed(max(closed))}, each in its cell's own metric), "
             + (
                 f"and {len(firm)} cell(s) reach a verdict of their own after the Holm correction."
                 if firm

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rnnlab.core.text import fmt_signed
+
 #: The student edition's stub of a value exercise (``my_effect = ...``): not answered yet.
 NOT_ANSWERED = Ellipsis
 
@@ -272,7 +274,7 @@ def report_prediction(
     )
     print(
         f"{check}: {measured} | share {actual:.3f}, your prediction {prediction:.3f} "
-        f"(difference {result.error:+.3f}) | {verdict}" + (f"; {note}" if note else "")
+        f"(difference {fmt_signed(result.error)}) | {verdict}" + (f"; {note}" if note else "")
     )
     return result
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rnnlab.core import params
+from rnnlab.core.text import fmt_signed
 from rnnlab.course.exercises.checking import (
     CaseResult,
     CheckReport,
@@ -500,8 +501,8 @@ def check_effect_prediction(
     print(
         f"check_effect_prediction: {chosen[0].name}, {analysis.metric_words(chosen[0].metric)}, "
         f"L={deep} minus L={spec.wide} (positive = deeper better), {comp.n} seeds: measured "
-        f"{comp.effect:+.3f} [{comp.ci_low:+.3f}, {comp.ci_high:+.3f}] | your prediction "
-        f"{value:+.3f} (difference {result.error:+.3f}); {sign}; "
+        f"{analysis.fmt_ci(comp.effect, comp.ci_low, comp.ci_high)} | your prediction "
+        f"{fmt_signed(value)} (difference {fmt_signed(result.error)}); {sign}; "
         f"{'inside' if inside else 'outside'} the 95% interval"
     )
     return result

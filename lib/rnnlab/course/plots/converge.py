@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from rnnlab.core.text import fmt_signed
 from rnnlab.course.plots.style import LAYER_COLORS, count_formatter, source_note
 
 #: Line style per dropout setting of the regularisation control.
@@ -165,7 +166,7 @@ def converge_curves_figure(
                 ax.plot([steps], [final.mean], "o", color=color, ms=5)
                 low = min(low, final.mean)
             high = max(high, final.mean)
-        notes = [f"{h:,} \N{RIGHTWARDS ARROW} {n:,}: gain {g:+.3f} ({s} seed{'s' * (s > 1)})"
+        notes = [f"{h:,} \N{RIGHTWARDS ARROW} {n:,}: gain {fmt_signed(g)} ({s} seed{'s' * (s > 1)})"
                  for h, n, g, s in doubling_gains(by)]  # fmt: skip
         if notes:
             notes.append(f"(converged: gain < {margin:g})")

@@ -17,6 +17,7 @@ from rnnlab.course.plots.style import (
     finish_gap_axes,
     source_note,
 )
+from rnnlab.evidence.analysis import fmt_ci
 
 
 def _panels(n: int, ncols: int, panel_size: tuple[float, float]) -> tuple[Figure, np.ndarray]:
@@ -181,7 +182,8 @@ def gap_heatmap(
         p_holm = getattr(k, "p_diff_adjusted", float("nan"))
         if verdict and np.isfinite(p_holm):  # the verdict is decided by the adjusted p-value
             verdict += f" (Holm p {p_holm:.3f})" if p_holm >= 0.001 else " (Holm p < 0.001)"
-        notes[i, j] = f"{k.effect:+.3f}\n[{k.ci_low:+.3f}, {k.ci_high:+.3f}]\n{verdict}"
+        effect_ci = fmt_ci(k.effect, k.ci_low, k.ci_high).replace(" [", "\n[")
+        notes[i, j] = f"{effect_ci}\n{verdict}"
         if not (k.ci_low > 0 or k.ci_high < 0):
             uncertain.append((i, j))
     for i in range(len(rows)):

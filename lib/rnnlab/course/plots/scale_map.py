@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from rnnlab.core.text import fmt_signed
 from rnnlab.course.plots.style import LAYER_COLORS, source_note
 
 
@@ -61,7 +62,8 @@ def scale_map_overview(
             colour = side["depth" if k.effect > 0 else "width"]
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, **patch(colour, decided, lw=0)))
             ax.text(
-                j, i, f"{k.effect:+.3f}\n{k.verdict}", ha="center", va="center", fontsize=7.5,
+                j, i, f"{fmt_signed(k.effect)}\n{k.verdict}", ha="center", va="center",
+                fontsize=7.5,
                 color="white" if decided else "black",
                 bbox=None if decided else {"facecolor": "white", "edgecolor": "none", "pad": 1},
             )  # fmt: skip

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
+from rnnlab.core.text import fmt_signed
 from rnnlab.evidence import stats
 from rnnlab.experiments.store import eval_records
 
@@ -152,16 +153,6 @@ def span(values: Iterable[float], fmt: str = "{:,}") -> str:
     return fmt.format(vs[0]) if len(vs) == 1 else f"{fmt.format(vs[0])}-{fmt.format(vs[-1])}"
 
 
-def fmt_signed(value: float, digits: int = 3) -> str:
-    """``+0.012`` or ``-0.004``: a signed difference; a value that rounds to zero prints as
-    ``+0.000``, never ``-0.000`` (a reader would take the sign as a direction).
-
-    >>> fmt_signed(-0.0001), fmt_signed(-0.0123)
-    ('+0.000', '-0.012')
-    """
-    return f"{round(value, digits) + 0.0:+.{digits}f}"
-
-
 def fmt_ci(effect: float, low: float, high: float, digits: int = 3) -> str:
     """``+0.012 [−0.004, +0.028]``; each value printed by :func:`fmt_signed`.
 
@@ -170,9 +161,8 @@ def fmt_ci(effect: float, low: float, high: float, digits: int = 3) -> str:
     """
     if any(math.isnan(v) for v in (low, high)):
         return f"{fmt_signed(effect, digits)} [n/a]"
-    return " ".join(
-        (fmt_signed(effect, digits), f"[{fmt_signed(low, digits)}, {fmt_signed(high, digits)}]")
-    )
+    e, lo, hi = (fmt_signed(v, digits) for v in (effect, low, high))
+    return f"{e} [{lo}, {hi}]"
 
 
 def base_cell(cell: tuple) -> tuple:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rnnlab.core.text import fmt_signed
 from rnnlab.evidence import analysis, stats
 from rnnlab.evidence.scalemap.cells import DEEP_DEPTHS, design_grid, grid_key, map_cells
 from rnnlab.evidence.stats import summarize
@@ -112,16 +113,18 @@ def _against_bias(records: Sequence[dict], effect: dict) -> str:
         )
     # compared at the 3 digits shown, so that the sentence agrees with the numbers it prints
     clear = [c for c in leads if round(c.comparison.effect, 3) > round(shift.ci_high, 3)]
+    upper = fmt_signed(shift.ci_high)
     cells = ", ".join(
-        f"{grid_key(c)[0]:,} x {grid_key(c)[1]:,} ({c.comparison.effect:+.3f})" for c in leads
+        f"{grid_key(c)[0]:,} x {grid_key(c)[1]:,} ({fmt_signed(c.comparison.effect)})"
+        for c in leads
     )
     return (
         f" Depth's mean leads in {len(leads)} of the map's other cells longer than {shortest:,} "
         f"steps (parameters x steps: {cells}); "
         + (
-            f"{len(clear)} of them by more than the shift's upper end ({shift.ci_high:+.3f})"
+            f"{len(clear)} of them by more than the shift's upper end ({upper})"
             if clear
-            else f"none by more than the shift's upper end ({shift.ci_high:+.3f})"
+            else f"none by more than the shift's upper end ({upper})"
         )
         + ". Where the transferred rates bias a cell as much as they may bias this one, a lead "
         "within that bound cannot be told apart from the bias."

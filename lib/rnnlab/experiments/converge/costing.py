@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rnnlab.core.config import own_wall_time_s
+from rnnlab.core.text import fmt_signed
 from rnnlab.experiments.converge.grid import (
     Design,
     design_for,
@@ -399,7 +400,7 @@ def declared_text(d: Design, records: Sequence[dict]) -> str:
     read = []
     for b in (b for b in d.budgets if b < min(ahead)):
         gains = {v.name: rule_gain(d, b, v, base, records) for v in d.variants}
-        said = [f"{name} {g:+.3f}" for name, g in gains.items() if g is not None]
+        said = [f"{name} {fmt_signed(g)}" for name, g in gains.items() if g is not None]
         if said:
             read.append(f"at {b:,} parameters doubling to {base:,} steps gained {', '.join(said)}"
                         f" bits/char (the margin is {d.margin})")  # fmt: skip
