@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
 from scipy import stats as st
 
 from rnnlab.evidence.stats import (
@@ -100,6 +102,22 @@ def test_fmt_signed_never_prints_negative_zero() -> None:
         "+0.000", "+0.000", "+0.000", "-0.001", "+0.012",
     ]  # fmt: skip
     assert fmt_signed(-0.00001, 4) == "+0.0000" and fmt_signed(-0.00012, 4) == "-0.0001"
+    # the percent form (a budget match's relative error) keeps the same rule for zero
+    assert fmt_signed(-0.000004, 3, percent=True) == "+0.000%"
+    assert fmt_signed(-0.0004, 1, percent=True) == "+0.0%"
+    assert fmt_signed(-0.0006, 1, percent=True) == "-0.1%"
+
+
+@given(hst.floats(-10, 10, allow_nan=False), hst.integers(0, 4))
+def test_fmt_signed_percent_agrees_with_python_away_from_zero(value: float, digits: int) -> None:
+    """Where Python's own ``:+.N%`` prints a nonzero number, the percent form prints the same."""
+    from rnnlab.core.text import fmt_signed
+
+    python = f"{value:+.{digits}%}"
+    if python.strip("+-0.%"):  # not a (signed) zero
+        assert fmt_signed(value, digits, percent=True) == python
+    else:
+        assert fmt_signed(value, digits, percent=True).startswith("+")
 
 
 def test_every_signed_number_in_the_library_goes_through_fmt_signed() -> None:
@@ -111,7 +129,17 @@ def test_every_signed_number_in_the_library_goes_through_fmt_signed() -> None:
     import rnnlab
 
     root = Path(rnnlab.__file__).parent
-    bare = re.compile(r":\+\.?\d*[fg]\}")
+    # a float written with a forced sign, in any of Python's three spellings: a format spec
+    # (``{x:+.3f}``, ``{x:+,.2f}``, ``{x:>+8.1%}``), ``format(x, "+.3f")`` and printf (``%+.3f``)
+    bare = re.compile(
+        r"""(\{[^{}]*:[^{}]*\+[0-9,_]*(\.\d+)?[eEfFgG%]\})"""
+        r"""|(format\([^)]*["'][^"']*\+[0-9,_]*(\.\d+)?[eEfFgG%]["'])"""
+        r"""|(%\+[0-9]*(\.\d+)?[eEfFgG])"""
+    )
+    for spelling in ("{d:+.3f}", "{d:+,.2f}", "{d:>+8.1%}", 'format(d, "+.3f")', "'%+.3f' % d"):
+        assert bare.search(spelling), spelling
+    for fine in ("{n:+d}", "{d:.3f}", "{fmt_signed(d)}", "'%.3f' % d", "{a}+{b:.2f}"):
+        assert not bare.search(fine), fine
     found = [
         f"{p.relative_to(root)}:{i}"
         for p in sorted(root.rglob("*.py"))

@@ -46,6 +46,7 @@ import torch
 from torch import nn
 
 from rnnlab.core import params
+from rnnlab.core.text import fmt_signed
 
 Kind = Literal["classify", "tag", "lm"]
 KINDS: tuple[str, ...] = ("classify", "tag", "lm")
@@ -351,7 +352,8 @@ def matched_config(
         raise ValueError(
             f"budget={budget} cannot be matched within {tolerance:.0%} at num_layers={num_layers}: "
             f"the nearest width {d} gives {match.param_count} parameters "
-            f"({match.relative_error:+.1%}); reachable counts near it: {near}"
+            f"({fmt_signed(match.relative_error, 1, percent=True)}); "
+            f"reachable counts near it: {near}"
         )
     config = ModelConfig(
         **{**probe.to_dict(), "hidden_size": match.hidden_size, "proj_size": match.proj_size}

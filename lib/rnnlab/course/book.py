@@ -16,6 +16,7 @@ import html
 import math
 from collections.abc import Sequence
 
+from rnnlab.core.text import fmt_signed
 from rnnlab.evidence import analysis, stats
 from rnnlab.experiments.lab import Lab
 from rnnlab.experiments.labs import load_reference
@@ -124,7 +125,7 @@ def design_table(lab: Lab, profile: str):
                 e.num_layers,
                 cfg.hidden_size,
                 f"{cfg.param_count():,}",
-                f"{match.relative_error:+.2%}",
+                fmt_signed(match.relative_error, 2, percent=True),
                 f"{e.n_train:,} / {e.n_val:,} / {e.n_test:,}",
                 f"{e.train.max_steps:,} x {e.train.batch_size}",
                 ", ".join(f"{g:g}" for g in e.lr_grid),
@@ -361,7 +362,7 @@ def convergence_table(records: Sequence[dict]):
         [
             r["cell"],
             r["layers"],
-            analysis.fmt_signed(r["last_quarter_gain"], 4),
+            fmt_signed(r["last_quarter_gain"], 4),
             f"{r['margin']:g}",
             "yes" if r["converged"] else "no: still improving",
             f"{r['best_at_end']} of {r['runs']}",

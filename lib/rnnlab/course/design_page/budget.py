@@ -17,6 +17,7 @@ from rnnlab.core.tasks.capacity import (
     memorized_bits,
     symmetric_information_bits,
 )
+from rnnlab.core.text import fmt_signed
 from rnnlab.course import book
 from rnnlab.experiments.lab import Lab
 from rnnlab.experiments.lab_d import CAPACITY_FLOOR
@@ -99,7 +100,7 @@ def width_matching_table(matched: Sequence[MatchedDesign]):
             m.config.hidden_size,
             m.config.proj_size or "-",
             f"{m.config.param_count():,}",
-            f"{m.match.relative_error:+.2%}",
+            fmt_signed(m.match.relative_error, 2, percent=True),
         ]
         for m in matched
     ]

@@ -8,6 +8,7 @@ import itertools
 from importlib import resources
 
 from rnnlab.core import params
+from rnnlab.core.text import fmt_signed
 from rnnlab.course.widgets.values import ExplorerValues, explorer_values
 
 _UIDS = itertools.count(1)
@@ -171,7 +172,7 @@ def _page_html(v: ExplorerValues, *, max_layers: int, max_size: int, uid: str | 
             )
             width = ""
         else:
-            error = f"{match.relative_error:+.3%}".replace("-", "&minus;")
+            error = fmt_signed(match.relative_error, 3, percent=True).replace("-", "&minus;")
             cells = (
                 f"<td class='num'>{match.hidden_size}</td>"
                 f"<td class='num'>{match.param_count:,}</td><td class='num'>{error}</td>"

@@ -7,6 +7,7 @@ import html
 from dataclasses import dataclass
 
 from rnnlab.core import params
+from rnnlab.core.text import fmt_signed
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ def explorer_html(values: ExplorerValues) -> str:
             cells = (
                 f"<td style='text-align:right'>{match.hidden_size}</td>"
                 f"<td style='text-align:right'>{match.param_count:,}</td>"
-                f"<td style='text-align:right'>{match.relative_error:+.3%}</td>"
+                "<td style='text-align:right'>"
+                f"{fmt_signed(match.relative_error, 3, percent=True)}</td>"
             )
         if v.budget_is_single_layer:
             cells += (
