@@ -5,6 +5,7 @@ rnnlab.evidence.convergence_stats)."""
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import replace
 
@@ -627,7 +628,11 @@ def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypat
     # shorter lengths, the trainable-vs-plain comparison and interim looks are not answers
     others = [c for c in cells if c not in answered]
     assert others, "the committed runs hold comparisons that do not answer a budget"
-    assert all(f"{c.deep} - {c.wide} at {c.steps:,} steps: **" not in line for c in others)
+    # (each named with its budget: an interim look at one budget shares its words with an
+    # answer at another)
+    for c in others:
+        named = rf"{c.budget:,} parameters \((?:in|out)side their range\), {c.deep} - {c.wide} "
+        assert not re.search(named + rf"at {c.steps:,} steps: \*\*", line), (c.budget, c.steps)
     c = answered[0]
     interim = [replace(c, planned=c.effect.n_seeds + 1)]
     assert cx.literature_line(d, records, interim).endswith(
