@@ -5,7 +5,6 @@ rnnlab.evidence.convergence_stats)."""
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from dataclasses import replace
 
@@ -631,8 +630,9 @@ def test_the_literature_line_sets_each_answered_budget_beside_karpathy(monkeypat
     # (each named with its budget: an interim look at one budget shares its words with an
     # answer at another)
     for c in others:
-        named = rf"{c.budget:,} parameters \((?:in|out)side their range\), {c.deep} - {c.wide} "
-        assert not re.search(named + rf"at {c.steps:,} steps: \*\*", line), (c.budget, c.steps)
+        for side in ("inside", "outside"):
+            named = f"{c.budget:,} parameters ({side} their range), {c.deep} - {c.wide} "
+            assert named + f"at {c.steps:,} steps: **" not in line, (c.budget, c.steps)
     c = answered[0]
     interim = [replace(c, planned=c.effect.n_seeds + 1)]
     assert cx.literature_line(d, records, interim).endswith(
