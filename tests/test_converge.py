@@ -1048,6 +1048,31 @@ def test_each_length_is_costed_from_the_fork_it_starts_from():
     assert ways == [36_800, 36_800]
 
 
+def test_a_fork_serves_only_the_lengths_that_share_its_tuned_setting() -> None:
+    """A fork carries one run's state: at 400K, L2 tuned dropout 0.2 at 32,000 steps and 0 at
+    16,000 and 8,000 (the committed tuning), so the 16,000-step runs train whole and leave the
+    8,000-step runs their forks; the cost counts that, not a fork that cannot exist."""
+    import doctest
+
+    from rnnlab.experiments.converge import costing
+    from rnnlab.experiments.converge.costing import _run_cost, _sharing_lengths
+
+    assert doctest.testmod(costing).failed == 0
+    d = converge.design("reference")
+    assert _run_cost(d, 400_000, 16_000, 0.1, frozenset({8_000, 16_000})) == pytest.approx(1_600)
+    assert _run_cost(d, 400_000, 8_000, 0.1, frozenset({8_000, 16_000})) == pytest.approx(160)
+    assert _run_cost(d, 400_000, 8_000, 0.1, frozenset({8_000})) == pytest.approx(800)
+    assert _run_cost(d, 160_000, 32_000, 0.1, frozenset({32_000})) == pytest.approx(3_200)
+    assert _run_cost(d, 160_000, 32_000, 0.1, frozenset({16_000, 32_000})) == pytest.approx(1_920)
+    records = load_results("data/results/converge/reference.jsonl")
+    d = converge.design_for("reference", records)
+    l2 = next(v for v in d.variants if v.name == "L2")
+    picks = {n: converge.chosen(d, 400_000, l2, n, records) for n in (8_000, 16_000, 32_000)}
+    assert picks[32_000].dropout != picks[16_000].dropout == picks[8_000].dropout
+    assert _sharing_lengths(d, picks[32_000], records) == {32_000}
+    assert _sharing_lengths(d, picks[16_000], records) == {8_000, 16_000}
+
+
 def test_what_is_left_is_priced_from_the_forks_on_disk(tmp_path):
     """A run whose fork-giving sibling (the design's longest length, same seed and rate) is
     done but whose fork is not on disk (an earlier sitting left it) costs its whole length; a

@@ -34,7 +34,7 @@ from rnnlab.experiments.converge.timing import (
     measured_step_seconds,
     run_step_seconds,
 )
-from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
+from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, run_id
 from rnnlab.experiments.resolution import (
     Spread,
     effective_files,
@@ -198,21 +198,79 @@ GPU_COSTS = {
 """The gpu profile's cost model: the CPU benchmark does not price GPU runs."""
 
 
-def _run_cost(d: Design, budget: int, steps: int, t_step: float) -> float:
+def _run_cost(
+    d: Design, budget: int, steps: int, t_step: float, sharing: frozenset[int] | None = None
+) -> float:
     """Core-seconds of one run at ``budget``: the longest length the budget declares
     (:meth:`~rnnlab.experiments.converge.grid.Design.lengths_at`) runs whole; a shorter one
     starts from that run's fork and pays its cooldown only; an extension the rule added
-    (longer) starts from the same run's fork at the end of its stable phase and pays the rest
-    (a run whose tuned setting differs from the longest length's pays in full: the plan's
-    lower estimate assumes a fork)."""
-    longest = d.longest_at(budget)
-    if steps == longest:
+    (longer) starts from the same run's fork at the end of its stable phase and pays the rest.
+    A fork carries one run's state, so it serves only lengths whose runs share one setting:
+    ``sharing`` is the lengths that share this run's (:func:`_sharing_lengths`; ``None``: every
+    declared length, the plan's assumption while the choices wait for their tuning). A shorter
+    run forks from the longest declared length above it in ``sharing``, an extension from the
+    longest declared one in it; with none, it pays in full."""
+    declared = d.lengths_at(budget)
+    sharing = frozenset(declared) if sharing is None else sharing
+    source = _fork_source(declared, steps, sharing)
+    if source is None:
         paid = steps
-    elif steps > longest:
-        paid = steps - round((1 - d.decay_fraction) * longest)
+    elif steps > source:
+        paid = steps - round((1 - d.decay_fraction) * source)
     else:
         paid = round(d.decay_fraction * steps)
     return paid * t_step
+
+
+def _fork_source(declared: Sequence[int], steps: int, sharing: frozenset[int]) -> int | None:
+    """The length whose run leaves a run of ``steps`` its fork (see :func:`_run_cost`), or
+    ``None`` where it trains from step 0.
+
+    >>> _fork_source((8000, 16000), 8000, frozenset({8000, 16000}))
+    16000
+    >>> _fork_source((8000, 16000), 16000, frozenset({8000, 16000})) is None  # runs whole
+    True
+    >>> _fork_source((8000, 16000, 32000), 16000, frozenset({8000, 16000}))  # the 32K differs
+    >>> _fork_source((8000, 16000), 32000, frozenset({16000, 32000}))  # an extension
+    16000
+    """
+    longest = max(declared)
+    if steps > longest:
+        above = [n for n in declared if n in sharing]
+    else:
+        above = [n for n in declared if n in sharing and steps < n]
+    return max(above) if above else None
+
+
+def _sharing_lengths(d: Design, exp: Experiment, records: Sequence[dict]) -> frozenset[int]:
+    """The lengths of ``exp``'s budget (its declared ones and the extension) whose reporting
+    runs share ``exp``'s setting, so that one run's fork serves the other: where that length's
+    tuned experiment (:func:`~rnnlab.experiments.converge.grid.chosen`) is ``exp`` at that
+    length, at the same tuned rate (:func:`~rnnlab.experiments.tuning.choose_lr`). A length
+    whose choice waits for its tuning counts as sharing (the plan's lower estimate). At
+    400,000 parameters L2 tuned dropout 0.2 at 32,000 steps and 0 at 16,000 and 8,000, so its
+    16,000-step runs train whole and leave the 8,000-step runs their forks."""
+    from rnnlab.experiments.converge.grid import chosen, tuning_experiments
+    from rnnlab.experiments.experiment import with_length
+    from rnnlab.experiments.tuning import choose_lr
+
+    variant = next(v for v in d.variants if v.name == exp.label("variant"))
+
+    def rate(e: Experiment) -> float | None:
+        cells = cells_of(tuning_experiments(d, e.budget, e.train.max_steps, (variant.name,)))
+        return choose_lr(e, records, cells[e.cell_key])
+
+    own = rate(exp)
+    out = set()
+    for n in d.family:
+        pick = chosen(d, exp.budget, variant, n, records)
+        if pick is None:
+            out.add(n)
+        elif pick == with_length(exp, n):
+            theirs = rate(pick)
+            if own is None or theirs is None or own == theirs:
+                out.add(n)
+    return frozenset(out)
 
 
 def _left_cost(
@@ -222,13 +280,15 @@ def _left_cost(
     t_step: float,
     done_ids: set[str],
     checkpoint_dir: str | Path,
+    sharing: frozenset[int] | None = None,
 ) -> tuple[float, bool]:
     """Core-seconds a run not done will still cost, and whether the fork :func:`_run_cost`
     assumes is gone: from the step its own checkpoint or fork in ``checkpoint_dir`` saved
-    (:func:`rnnlab.experiments.deadline.saved_step`); else its whole length if the run that
-    would have left its fork (the design's longest length, same seed and rate) is done, since
-    forks are not committed and that run left it in an earlier sitting, or on another machine;
-    else :func:`_run_cost` (the fork is yet to be written)."""
+    (:func:`rnnlab.experiments.deadline.saved_step`); else its whole length if it has no fork
+    source (:func:`_fork_source` of ``sharing``) or if the run that would have left its fork
+    (that source length, same seed and rate) is done, since forks are not committed and that
+    run left it in an earlier sitting, or on another machine; else :func:`_run_cost` (the fork
+    is yet to be written)."""
     from rnnlab.experiments.deadline import saved_step
     from rnnlab.experiments.experiment import fork_path, with_length
 
@@ -239,12 +299,13 @@ def _left_cost(
     else:  # a reporting run whose rate is not chosen yet, or not passed: any fork of it
         fork = next(iter(sorted(Path(checkpoint_dir).glob(f"{rid}.lr*.fork.pt"))), None)
     saved = saved_step(checkpoint_dir, rid, fork)
-    longest = d.longest_at(exp.budget)
-    if saved or steps == longest:
+    declared = d.lengths_at(exp.budget)
+    source = _fork_source(declared, steps, frozenset(declared) if sharing is None else sharing)
+    if saved or source is None:
         return (steps - saved) * t_step, False
-    if run_id(with_length(exp, longest), role, seed, lr) in done_ids:
+    if run_id(with_length(exp, source), role, seed, lr) in done_ids:
         return steps * t_step, True
-    return _run_cost(d, exp.budget, steps, t_step), False
+    return _run_cost(d, exp.budget, steps, t_step, sharing), False
 
 
 def plan(
@@ -282,13 +343,16 @@ def plan(
             exps = [picked.get(v.name) or experiment(d, st.budget, v, v.dropouts[0], st.steps)
                     for v in d.variants if v.name in st.variants]  # fmt: skip
             units += [(e, "eval", s, None) for e in exps for s in st.spec.seeds]
-        cost = sum(_run_cost(d, st.budget, st.steps, t_step(st.budget, u[0].num_layers))
-                   for u in units)  # fmt: skip
+        sharing = {run_id(*u): _sharing_lengths(d, u[0], records) if st.kind == "report"
+                   else None for u in units}  # fmt: skip
+        cost = sum(_run_cost(d, st.budget, st.steps, t_step(st.budget, u[0].num_layers),
+                             sharing[run_id(*u)]) for u in units)  # fmt: skip
         todo = [u for u in units if run_id(*u) not in done_ids]
         left, gone = None, 0
         if checkpoint_dir is not None:
             priced = [_left_cost(d, u, st.steps, t_step(st.budget, u[0].num_layers),
-                                 done_ids, checkpoint_dir) for u in todo]  # fmt: skip
+                                 done_ids, checkpoint_dir, sharing[run_id(*u)])
+                      for u in todo]  # fmt: skip
             left, gone = sum(c for c, _ in priced) / 3600, sum(g for _, g in priced)
         out.append(StagePlan(st.kind, st.budget, st.steps, st.variants, len(units),
                              len(units) - len(todo), cost / 3600, left, gone))  # fmt: skip
@@ -515,7 +579,8 @@ def plan_lines(p: Plan) -> list[str]:
     lines.append(
         f"  runs: {runs} in the stages decided so far, {done} done; estimated {h(total)} "
         f"(a shorter length counted at its cooldown only, a longer one the rule added from the "
-        f"end of the {max(d.lengths):,}-step run's stable phase), "
+        f"end of the {max(d.lengths):,}-step run's stable phase, where the two share a tuned "
+        "setting; else in full), "
         f"{p.spent_core_hours:.1f} {p.unit} spent; "
         + (
             f"extensions to {', '.join(f'{n:,}' for n in d.extension)} steps not added yet, "
