@@ -1132,6 +1132,33 @@ def test_a_verdict_says_how_many_budgets_its_holm_family_has_so_far() -> None:
     assert converge_report._holm(d, one, both) == "Holm p 0.032"
 
 
+def test_the_reading_line_names_cells_whose_interval_and_verdict_seem_to_disagree() -> None:
+    """A cell's interval is unadjusted and its verdict is Holm's: the line before the cells
+    says so, and names the judged cells whose interval excludes 0 but whose verdict is
+    inconclusive (not an interim look or a failed model, which carry no verdict)."""
+    from types import SimpleNamespace
+
+    from rnnlab.evidence import converge_report
+
+    def cell(budget, verdict, lo, hi, n=5, reason=""):
+        effect = SimpleNamespace(verdict=verdict, ci_low=lo, ci_high=hi, n_seeds=n)
+        return converge_report.CellResult(budget, 8_000, "L2", effect, {}, {}, "L1", reason, 5)
+
+    plain = converge_report.reading_line([cell(160_000, "supported", 0.01, 0.02)])
+    assert "unadjusted" in plain and "Holm" in plain and "now:" not in plain
+    cells = [
+        cell(160_000, "inconclusive", 0.001, 0.022),  # named
+        cell(400_000, "inconclusive", -0.004, 0.019),  # includes 0: consistent
+        cell(400_000, "inconclusive", 0.002, 0.03, n=3),  # interim: no verdict
+        cell(400_000, "inconclusive", -0.03, -0.002, reason="L2 failed to train"),
+        cell(400_000, "inconclusive", -0.03, -0.002),  # named, the other side
+    ]
+    line = converge_report.reading_line(cells)
+    assert line.endswith(
+        "(now: 160,000 parameters, 8,000 steps, L2 - L1; 400,000 parameters, 8,000 steps, L2 - L1)."
+    )
+
+
 def _declared(budget: int = 12_000) -> converge.Design:
     """The smoke design with ``budget`` running its extension (80 steps) from the start."""
     return replace(converge.design("smoke"), extended_from_start=(budget,),

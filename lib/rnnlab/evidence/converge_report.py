@@ -136,6 +136,27 @@ def _holm(d: converge.Design, c: CellResult, cells: Sequence[CellResult]) -> str
     return f"Holm p {c.effect.p_diff_adjusted:.2g}{so_far}"
 
 
+def reading_line(cells: Sequence[CellResult]) -> str:
+    """How to read the cells that follow it: each interval is a cell's own 95% interval, while
+    its verdict comes from the p-value after Holm's correction across its family (the budgets
+    at the same comparison and length), so an interval that excludes 0 can sit beside
+    *inconclusive*. The cells where it does now are named, from ``cells``."""
+    both = [
+        f"{c.budget:,} parameters, {c.steps:,} steps, {c.deep} - {c.wide}"
+        for c in cells
+        if c.judged
+        and c.effect.verdict == "inconclusive"
+        and (c.effect.ci_low > 0 or c.effect.ci_high < 0)
+    ]
+    return (
+        "- *Reading the cells*: each gives the mean paired difference between the two named "
+        "stacks in test bits/char (> 0: the first is better) with its 95% interval, unadjusted; "
+        "the verdict follows the p-value after Holm's correction "
+        "across the budgets at the same comparison and length, so an interval that excludes 0 "
+        "can still be inconclusive" + (f" (now: {'; '.join(both)})" if both else "") + "."
+    )
+
+
 def _conv(flag: bool | None, steps: int, d: converge.Design) -> str:
     """The convergence rule's reading at ``steps`` in words. The rule compares a length with
     half of it, so at the design's shortest length it cannot be applied at all: that is said,
@@ -348,6 +369,8 @@ def report_lines(
             "- No comparison has two paired reporting seeds yet: nothing is measured at "
             "convergence so far. The scale map above remains the evidence for claim (b)."
         )
+    if cells:
+        lines.append(reading_line(cells))
     for c in cells:
         e = c.effect
         drops = ", ".join(f"{k} dropout {v:g}" for k, v in c.dropout.items())
