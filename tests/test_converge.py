@@ -1032,7 +1032,7 @@ def test_the_plain_stack_failing_to_train_is_what_its_comparison_with_the_traina
 
 
 def test_each_length_is_costed_from_the_fork_it_starts_from():
-    from rnnlab.experiments.converge.costing import _run_cost
+    from rnnlab.experiments.converge.run_cost import run_cost as _run_cost
 
     d = converge.design("reference")  # lengths 8,000 and 16,000; extension 32,000; 20% cooldown
     assert _run_cost(d, 160_000, 16_000, 0.1) == pytest.approx(1_600.0)  # the whole run
@@ -1054,10 +1054,11 @@ def test_a_fork_serves_only_the_lengths_that_share_its_tuned_setting() -> None:
     8,000-step runs their forks; the cost counts that, not a fork that cannot exist."""
     import doctest
 
-    from rnnlab.experiments.converge import costing
-    from rnnlab.experiments.converge.costing import _run_cost, _sharing_lengths
+    from rnnlab.experiments.converge import run_cost
+    from rnnlab.experiments.converge.run_cost import run_cost as _run_cost
+    from rnnlab.experiments.converge.run_cost import sharing_lengths as _sharing_lengths
 
-    assert doctest.testmod(costing).failed == 0
+    assert doctest.testmod(run_cost).failed == 0
     d = converge.design("reference")
     assert _run_cost(d, 400_000, 16_000, 0.1, frozenset({8_000, 16_000})) == pytest.approx(1_600)
     assert _run_cost(d, 400_000, 8_000, 0.1, frozenset({8_000, 16_000})) == pytest.approx(160)
@@ -1078,7 +1079,9 @@ def test_what_is_left_is_priced_from_the_forks_on_disk(tmp_path):
     done but whose fork is not on disk (an earlier sitting left it) costs its whole length; a
     fork or checkpoint on disk prices it from its step; a sibling not yet run will leave the
     fork, so the cost model's assumption stands."""
-    from rnnlab.experiments.converge.costing import StagePlan, _left_cost, _run_cost
+    from rnnlab.experiments.converge.costing import StagePlan
+    from rnnlab.experiments.converge.run_cost import left_cost as _left_cost
+    from rnnlab.experiments.converge.run_cost import run_cost as _run_cost
     from rnnlab.experiments.experiment import run_id
 
     d = converge.design("smoke")  # lengths 20 and 40, extension 80, 20% cooldown

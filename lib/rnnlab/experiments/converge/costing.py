@@ -17,6 +17,7 @@ from rnnlab.experiments.converge.grid import (
     experiment,
     pilot_design,
 )
+from rnnlab.experiments.converge.run_cost import left_cost, run_cost, sharing_lengths
 from rnnlab.experiments.converge.seeding import (
     decision_text,
     report_seeds,
@@ -34,7 +35,7 @@ from rnnlab.experiments.converge.timing import (
     measured_step_seconds,
     run_step_seconds,
 )
-from rnnlab.experiments.experiment import TUNE_SEEDS, Experiment, run_id
+from rnnlab.experiments.experiment import TUNE_SEEDS, run_id
 from rnnlab.experiments.resolution import (
     Spread,
     effective_files,
@@ -57,7 +58,8 @@ class StagePlan:
     done: int
     core_hours: float  # nan where no step time is measured (e.g. 1M on a CPU)
     # the core-hours of the runs not done, each from the step it would start at
-    # (:func:`_left_cost`); None: the stage's share by runs (plan without a checkpoint folder)
+    # (:func:`~rnnlab.experiments.converge.run_cost.left_cost`); None: the stage's share by
+    # runs (plan without a checkpoint folder)
     left_core_hours: float | None = None
     forks_gone: int = 0  # runs not done whose fork a run of an earlier sitting left, now gone
 
@@ -198,116 +200,6 @@ GPU_COSTS = {
 """The gpu profile's cost model: the CPU benchmark does not price GPU runs."""
 
 
-def _run_cost(
-    d: Design, budget: int, steps: int, t_step: float, sharing: frozenset[int] | None = None
-) -> float:
-    """Core-seconds of one run at ``budget``: the longest length the budget declares
-    (:meth:`~rnnlab.experiments.converge.grid.Design.lengths_at`) runs whole; a shorter one
-    starts from that run's fork and pays its cooldown only; an extension the rule added
-    (longer) starts from the same run's fork at the end of its stable phase and pays the rest.
-    A fork carries one run's state, so it serves only lengths whose runs share one setting:
-    ``sharing`` is the lengths that share this run's (:func:`_sharing_lengths`; ``None``: every
-    declared length, the plan's assumption while the choices wait for their tuning). A shorter
-    run forks from the longest declared length above it in ``sharing``, an extension from the
-    longest declared one in it; with none, it pays in full."""
-    declared = d.lengths_at(budget)
-    sharing = frozenset(declared) if sharing is None else sharing
-    source = _fork_source(declared, steps, sharing)
-    if source is None:
-        paid = steps
-    elif steps > source:
-        paid = steps - round((1 - d.decay_fraction) * source)
-    else:
-        paid = round(d.decay_fraction * steps)
-    return paid * t_step
-
-
-def _fork_source(declared: Sequence[int], steps: int, sharing: frozenset[int]) -> int | None:
-    """The length whose run leaves a run of ``steps`` its fork (see :func:`_run_cost`), or
-    ``None`` where it trains from step 0.
-
-    >>> _fork_source((8000, 16000), 8000, frozenset({8000, 16000}))
-    16000
-    >>> _fork_source((8000, 16000), 16000, frozenset({8000, 16000})) is None  # runs whole
-    True
-    >>> _fork_source((8000, 16000, 32000), 16000, frozenset({8000, 16000}))  # the 32K differs
-    >>> _fork_source((8000, 16000), 32000, frozenset({16000, 32000}))  # an extension
-    16000
-    """
-    longest = max(declared)
-    if steps > longest:
-        above = [n for n in declared if n in sharing]
-    else:
-        above = [n for n in declared if n in sharing and steps < n]
-    return max(above) if above else None
-
-
-def _sharing_lengths(d: Design, exp: Experiment, records: Sequence[dict]) -> frozenset[int]:
-    """The lengths of ``exp``'s budget (its declared ones and the extension) whose reporting
-    runs share ``exp``'s setting, so that one run's fork serves the other: where that length's
-    tuned experiment (:func:`~rnnlab.experiments.converge.grid.chosen`) is ``exp`` at that
-    length, at the same tuned rate (:func:`~rnnlab.experiments.tuning.choose_lr`). A length
-    whose choice waits for its tuning counts as sharing (the plan's lower estimate). At
-    400,000 parameters L2 tuned dropout 0.2 at 32,000 steps and 0 at 16,000 and 8,000, so its
-    16,000-step runs train whole and leave the 8,000-step runs their forks."""
-    from rnnlab.experiments.converge.grid import chosen, tuning_experiments
-    from rnnlab.experiments.experiment import with_length
-    from rnnlab.experiments.tuning import choose_lr
-
-    variant = next(v for v in d.variants if v.name == exp.label("variant"))
-
-    def rate(e: Experiment) -> float | None:
-        cells = cells_of(tuning_experiments(d, e.budget, e.train.max_steps, (variant.name,)))
-        return choose_lr(e, records, cells[e.cell_key])
-
-    own = rate(exp)
-    out = set()
-    for n in d.family:
-        pick = chosen(d, exp.budget, variant, n, records)
-        if pick is None:
-            out.add(n)
-        elif pick == with_length(exp, n):
-            theirs = rate(pick)
-            if own is None or theirs is None or own == theirs:
-                out.add(n)
-    return frozenset(out)
-
-
-def _left_cost(
-    d: Design,
-    unit: tuple,
-    steps: int,
-    t_step: float,
-    done_ids: set[str],
-    checkpoint_dir: str | Path,
-    sharing: frozenset[int] | None = None,
-) -> tuple[float, bool]:
-    """Core-seconds a run not done will still cost, and whether the fork :func:`_run_cost`
-    assumes is gone: from the step its own checkpoint or fork in ``checkpoint_dir`` saved
-    (:func:`rnnlab.experiments.deadline.saved_step`); else its whole length if it has no fork
-    source (:func:`_fork_source` of ``sharing``) or if the run that would have left its fork
-    (that source length, same seed and rate) is done, since forks are not committed and that
-    run left it in an earlier sitting, or on another machine; else :func:`_run_cost` (the fork
-    is yet to be written)."""
-    from rnnlab.experiments.deadline import saved_step
-    from rnnlab.experiments.experiment import fork_path, with_length
-
-    exp, role, seed, lr = unit
-    rid = run_id(exp, role, seed, lr)
-    if lr is not None:
-        fork = fork_path(checkpoint_dir, exp, role, seed, lr)
-    else:  # a reporting run whose rate is not chosen yet, or not passed: any fork of it
-        fork = next(iter(sorted(Path(checkpoint_dir).glob(f"{rid}.lr*.fork.pt"))), None)
-    saved = saved_step(checkpoint_dir, rid, fork)
-    declared = d.lengths_at(exp.budget)
-    source = _fork_source(declared, steps, frozenset(declared) if sharing is None else sharing)
-    if saved or source is None:
-        return (steps - saved) * t_step, False
-    if run_id(with_length(exp, source), role, seed, lr) in done_ids:
-        return steps * t_step, True
-    return _run_cost(d, exp.budget, steps, t_step, sharing), False
-
-
 def plan(
     profile: str,
     records: Sequence[dict],
@@ -320,8 +212,8 @@ def plan(
     ``pilot_records`` (design version 1's runs, :func:`~rnnlab.experiments.converge.pilot_out`)
     also what they measured (:func:`pilot_projection`). With ``checkpoint_dir`` (the sweep's
     ``<out>.ckpt``) what is left is priced run by run from the forks and checkpoints there
-    (:func:`_left_cost`); without it, each stage's left is its share by runs, which assumes
-    every fork is there."""
+    (:func:`~rnnlab.experiments.converge.run_cost.left_cost`); without it, each stage's left is
+    its share by runs, which assumes every fork is there."""
     d = design_for(profile, records)
     on_gpu = d.profile == "gpu"
     t = gpu_step_seconds(records, d.budgets) if on_gpu else measured_step_seconds(timings)
@@ -343,14 +235,14 @@ def plan(
             exps = [picked.get(v.name) or experiment(d, st.budget, v, v.dropouts[0], st.steps)
                     for v in d.variants if v.name in st.variants]  # fmt: skip
             units += [(e, "eval", s, None) for e in exps for s in st.spec.seeds]
-        sharing = {run_id(*u): _sharing_lengths(d, u[0], records) if st.kind == "report"
+        sharing = {run_id(*u): sharing_lengths(d, u[0], records) if st.kind == "report"
                    else None for u in units}  # fmt: skip
-        cost = sum(_run_cost(d, st.budget, st.steps, t_step(st.budget, u[0].num_layers),
+        cost = sum(run_cost(d, st.budget, st.steps, t_step(st.budget, u[0].num_layers),
                              sharing[run_id(*u)]) for u in units)  # fmt: skip
         todo = [u for u in units if run_id(*u) not in done_ids]
         left, gone = None, 0
         if checkpoint_dir is not None:
-            priced = [_left_cost(d, u, st.steps, t_step(st.budget, u[0].num_layers),
+            priced = [left_cost(d, u, st.steps, t_step(st.budget, u[0].num_layers),
                                  done_ids, checkpoint_dir, sharing[run_id(*u)])
                       for u in todo]  # fmt: skip
             left, gone = sum(c for c, _ in priced) / 3600, sum(g for _, g in priced)
@@ -363,7 +255,7 @@ def plan(
             for m in set(d.extension) - set(lengths_needed(d, b, v, records)):
                 n_tune = len(v.dropouts) * len(d.lr_grid) * len(TUNE_SEEDS)
                 seeds = report_seeds(d, b, (v.name,), records) or d.seeds
-                ext += (n_tune + len(seeds)) * _run_cost(d, b, m, t_step(b, v.num_layers))
+                ext += (n_tune + len(seeds)) * run_cost(d, b, m, t_step(b, v.num_layers))
     try:
         sd = map_paired_sd(map_records, d.budgets)
     except ValueError:
