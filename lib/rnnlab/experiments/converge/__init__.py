@@ -100,8 +100,9 @@ Command line::
 
 The code is in submodules by job: :mod:`.grid` (the design), :mod:`.seeding` (the seed rule),
 :mod:`.staging` (the convergence rule, its stages and the runs), :mod:`.timing` (seconds per
-step: the benchmark, the runs', a deadline's estimate) and :mod:`.costing` (the plan); this
-package re-exports their public names.
+step: the benchmark, the runs', a deadline's estimate), :mod:`.run_cost` (what one run pays,
+given the forks it can start from) and :mod:`.costing` (the plan); this package re-exports
+their public names.
 """
 
 from __future__ import annotations
