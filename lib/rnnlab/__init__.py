@@ -64,4 +64,4 @@ The packages ``params``, ``stats``, ``analysis`` and ``exercises`` export their 
 names, so notebooks keep writing ``params.matched_width`` or ``stats.summarize``.
 """
 
-__version__ = "0.5.39"
+__version__ = "0.5.40"
